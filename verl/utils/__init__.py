@@ -1,0 +1,1 @@
+"""Shared utilities: device selection, distributed setup, checkpoints, logging, rewards."""
