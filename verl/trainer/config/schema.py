@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
-LossAggMode = Literal["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"]
-KLType = Literal["kl", "k1", "abs", "mse", "k2", "low_var_kl", "k3", "full"]
+LossAggMode = Literal["token-mean", "seq-mean-token-sum", "seq-mean-token-mean"]
+KLType = Literal["kl", "k1", "abs", "mse", "k2", "low_var_kl", "k3"]
 
 
 class Section(BaseModel):
