@@ -260,6 +260,15 @@ class KnownBad(_Model):
         return True
 
 
+class HostRules(_Model):
+    """Host limits `verl doctor` judges: below a minimum fails, below a recommendation warns."""
+
+    shm_min_gib: float = Field(1.0, description="/dev/shm below this fails (NCCL 'unhandled system error', Bus error).")
+    shm_recommended_gib: float = Field(10.0, description="The recommended run uses `--shm-size=10g`.")
+    nofile_recommended: int = Field(65536, description="Open-files soft limit below this warns (Ray, dataloaders).")
+    memlock_unlimited: bool = Field(True, description="Warn on GPU images when locked memory is limited (RDMA).")
+
+
 class Rules(_Model):
     """Compatibility rules, read by the build system (validation) and by `verl doctor` (verdicts)."""
 
@@ -272,6 +281,7 @@ class Rules(_Model):
         description="PyPI distribution -> range this verl release supports (engines, torch, transformers)."
     )
     known_bad: list[KnownBad] = Field(default_factory=list)
+    host: HostRules = Field(default_factory=HostRules)
 
     @field_validator("min_driver")
     @classmethod
