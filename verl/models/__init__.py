@@ -1,0 +1,1 @@
+"""Model makers: the tiny local model used by tests and the quickstart."""
