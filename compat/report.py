@@ -1,0 +1,80 @@
+"""A report is a list of checks plus what they were checked against; a dict first, printed second."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from compat.checks import Check, Status
+
+_STYLE = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "bold red", Status.SKIP: "dim"}
+_MARK = {Status.PASS: "✔", Status.WARN: "!", Status.FAIL: "✘", Status.SKIP: "-"}
+
+
+@dataclass
+class Report:
+    checks: list[Check]
+    target: str  # what the machine was judged against, in words ("image vllm011.latest", "no image")
+    elapsed_s: float = 0.0
+    probe_times: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return any(c.status is Status.FAIL for c in self.checks)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    def counts(self) -> dict[str, int]:
+        counted = Counter(c.status for c in self.checks)
+        return {s.value.lower(): counted.get(s, 0) for s in Status}
+
+    def to_dict(self) -> dict:
+        return {
+            "checks": [c.to_dict() for c in self.checks],
+            "summary": {
+                **self.counts(),
+                "failed": self.failed,
+                "exit_code": self.exit_code,
+                "target": self.target,
+                "elapsed_s": round(self.elapsed_s, 3),
+            },
+        }
+
+    def summary_line(self) -> str:
+        n = self.counts()
+        verdict = "NOT ready to train" if self.failed else "ready to train"
+        return (
+            f"{verdict} ({self.target}): {n['fail']} failed, {n['warn']} warnings, "
+            f"{n['pass']} passed, {n['skip']} skipped in {self.elapsed_s:.2f} s"
+        )
+
+    def render(self, console: Console | None = None, verbose: bool = False) -> None:
+        console = console or Console(highlight=False)
+        table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+        table.add_column("", no_wrap=True)
+        table.add_column("check", no_wrap=True)
+        table.add_column("status", no_wrap=True)
+        table.add_column("detail", overflow="fold")
+        for check in self.checks:
+            style = _STYLE[check.status]
+            table.add_row(
+                Text(_MARK[check.status], style=style),
+                check.name,
+                Text(check.status.value, style=style),
+                check.detail,
+            )
+            if verbose and (check.expected or check.actual):
+                table.add_row("", "", "", Text(f"expected {check.expected}, found {check.actual}", style="dim"))
+            if check.fix:
+                table.add_row("", "", "", Text(f"fix: {check.fix}", style="cyan"))
+        console.print(table)
+        if verbose and self.probe_times:
+            slowest = sorted(self.probe_times.items(), key=lambda kv: -kv[1])[:5]
+            console.print(Text("slowest probes: " + ", ".join(f"{k} {v:.2f}s" for k, v in slowest), style="dim"))
+        console.print(Text(self.summary_line(), style="bold red" if self.failed else "bold green"))
