@@ -34,7 +34,14 @@ class Context:
     matrix: Any | None  # compat.matrix.Matrix, None when no matrix file could be found
     target: Target | None
     matrix_note: str | None = None  # why there is no matrix, for the checks that need one
+    inside_image: bool = False  # a verl image manifest was found: the installed packages are the image's
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def host_only(self) -> bool:
+        """--image from outside that image: only the host (GPU, driver, limits) matters; the image brings
+        its own packages, so this machine's Python environment is not judged."""
+        return self.target is not None and not self.inside_image
 
     def fact(self, name: str) -> Any:
         return self.facts[name].value

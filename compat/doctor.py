@@ -33,8 +33,8 @@ def _load(matrix_path: str | os.PathLike | None) -> tuple[Matrix | None, str | N
     try:
         return load_matrix(path), None, None
     except MatrixError as exc:
-        note = f"the version matrix {path} is invalid"
-        return None, note, warn("matrix", f"{note}: {exc}", "fix the file as the message says, or pass --matrix PATH")
+        note = f"the version matrix is invalid: {exc}"
+        return None, note, warn("matrix", note, "fix the file as the message says, or pass --matrix PATH")
 
 
 def _probe_failure(probe: Probe, outcome: Outcome) -> Check:
@@ -70,7 +70,8 @@ def run_doctor(image: str | None = None, matrix_path: str | os.PathLike | None =
     except BadManifest as exc:
         target, extra["bad_manifest"] = None, str(exc)
 
-    ctx = Context(facts=outcomes, matrix=matrix, target=target, matrix_note=matrix_note, extra=extra)
+    ctx = Context(facts=outcomes, matrix=matrix, target=target, matrix_note=matrix_note,
+                  inside_image=manifest is not None, extra=extra)
     for rule in load_rules():
         if any(not outcomes[need].ok for need in rule.needs if need in outcomes):
             continue  # the probe's own WARN already explains what could not be checked

@@ -47,10 +47,9 @@ class MatrixError(Exception):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        where = str(self.file) if self.file else "matrix"
-        if self.line:
-            where += f":{self.line}"
-        parts = [where]
+        parts = []
+        if self.file:
+            parts.append(f"{self.file}:{self.line}" if self.line else str(self.file))
         if self.entry:
             parts.append(self.entry)
         if self.field:
@@ -308,6 +307,7 @@ class Matrix(_Model):
     schema_version: Literal[1]
     verl_version: str
     registry: str = Field(description="Image repository the tags belong to, e.g. 'verlai/verl'.")
+    source: str = Field("https://github.com/volcengine/verl", description="Source URL for the images' OCI labels.")
     platforms: dict[str, Platform]
     engines: dict[str, Engine]
     images: dict[str, Image]
@@ -567,6 +567,10 @@ def _cross_check(matrix: Matrix, file: Path, lines: dict[tuple, int]) -> None:
                 fail("images", name, f"packages.{dist}",
                      f"{image.packages[dist]} disagrees with {resolved.engine.package} {resolved.engine.version}",
                      f"{dist}{as_range(spec)}, as {resolved.engine.package} {resolved.engine.version} requires")
+        unpinned = [pkg for pkg in image.build_from_source if pkg not in resolved.versions]
+        if unpinned:
+            fail("images", name, "build_from_source", f"{', '.join(unpinned)} is not pinned by this image",
+                 ", ".join(resolved.versions))
         accelerator = resolved.platform.short
         supported = rules.gpu_archs.get(accelerator, [])
         unknown = [arch for arch in image.gpu_archs if arch not in supported]

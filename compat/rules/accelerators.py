@@ -33,11 +33,14 @@ def _older(a: str, b: str) -> bool:
 def _describe(report) -> str:
     names: dict[str, int] = {}
     for d in report.devices:
-        key = f"{d.name} ({'compute ' if report.vendor == 'nvidia' else ''}{d.arch}, {gib(d.memory_bytes)})"
+        arch = "" if d.arch == d.name else f"compute {d.arch}, " if report.vendor == "nvidia" else f"{d.arch}, "
+        key = f"{d.name} ({arch}{gib(d.memory_bytes)})"
         names[key] = names.get(key, 0) + 1
     listed = ", ".join(f"{n} x {key}" for key, n in names.items())
     driver = f"; driver {report.driver_version}" if report.driver_version else ""
-    return f"{listed}{driver} (via {report.source})"
+    stack = {"nvidia": "CUDA up to", "amd": "ROCm", "ascend": "CANN"}[report.vendor]
+    stack = f", {stack} {report.stack_version}" if report.stack_version else ""
+    return f"{listed}{driver}{stack} (via {report.source})"
 
 
 @rule("nvidia", "amd", "ascend")
@@ -123,9 +126,9 @@ def _arch_matches(vendor: str, device_arch: str, built: list[str]) -> bool:
     return device_arch in built
 
 
-def _images_with_arch(matrix, platform: str, arch: str) -> list[str]:
+def _images_with_arch(matrix, vendor: str, arch: str) -> list[str]:
     return [r.aliases[0] if r.aliases else r.immutable_tag for r in matrix.resolved.values()
-            if r.platform.kind == platform and arch in r.image.gpu_archs]
+            if r.platform.kind == PLATFORM_OF_VENDOR[vendor] and _arch_matches(vendor, arch, r.image.gpu_archs)]
 
 
 @rule("nvidia", "amd", "ascend")
@@ -142,7 +145,7 @@ def gpu_architecture(ctx):
         yield passed("gpu-arch", f"{', '.join(sorted({d.arch for d in report.devices}))} is among the architectures "
                      f"image {target.tag} is built for ({built})")
         return
-    others = [t for arch in missing for t in _images_with_arch(ctx.matrix, target.platform, arch)] if ctx.matrix else []
+    others = [t for arch in missing for t in _images_with_arch(ctx.matrix, report.vendor, arch)] if ctx.matrix else []
     instead = f"use image {', '.join(dict.fromkeys(others))}" if others else (
         f"build a custom image whose gpu_archs include {', '.join(missing)} (add it to the entry in matrix.yaml)")
     yield fail("gpu-arch", f"this {report.vendor} device is {', '.join(missing)}, but image {target.tag} is built for "
@@ -152,6 +155,8 @@ def gpu_architecture(ctx):
 
 @rule("cuda_stack", "nvidia")
 def cuda_libraries(ctx):
+    if ctx.host_only:
+        return
     stack = ctx.fact("cuda_stack")
     target = ctx.target
     if not (stack.cuda_runtime or stack.cudnn or stack.nccl):
@@ -181,6 +186,8 @@ def cuda_libraries(ctx):
 
 @rule("packages")
 def torch_build(ctx):
+    if ctx.host_only:
+        return
     torch = ctx.fact("packages").get("torch")
     target = ctx.target
     if torch is None:

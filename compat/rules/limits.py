@@ -21,6 +21,12 @@ def shared_memory(ctx):
     host = ctx.matrix.rules.host
     size = ctx.fact("limits").shm_bytes
     recommended = f"{host.shm_recommended_gib:g}g"
+    if ctx.host_only:
+        # A container gets its own /dev/shm (64 MB by default) and the daemon's ulimits, not this shell's.
+        memlock = " --ulimit memlock=-1" if host.memlock_unlimited and ctx.target.is_gpu else ""
+        yield skip("shm", f"judged inside the container; start {ctx.target.tag} with `docker run "
+                   f"--shm-size={recommended}{memlock} --ulimit nofile={host.nofile_recommended}:{host.nofile_recommended}`")
+        return
     remedy = (f"restart the container with `--shm-size={recommended}` (or `--ipc=host`)" if _container(ctx)
               else f"`sudo mount -o remount,size={recommended.upper()} /dev/shm`")
     if size is None:
@@ -38,7 +44,7 @@ def shared_memory(ctx):
 
 @rule("limits")
 def resource_limits(ctx):
-    if ctx.matrix is None:
+    if ctx.matrix is None or ctx.host_only:
         return
     host, limits = ctx.matrix.rules.host, ctx.fact("limits")
     want = host.nofile_recommended
@@ -54,7 +60,7 @@ def resource_limits(ctx):
 @rule("limits")
 def locked_memory(ctx):
     # Only GPU work registers memory with the NIC (NCCL over InfiniBand/RoCE); a CPU box need not care.
-    if ctx.matrix is None or not ctx.matrix.rules.host.memlock_unlimited or not (ctx.target and ctx.target.is_gpu):
+    if ctx.matrix is None or ctx.host_only or not ctx.matrix.rules.host.memlock_unlimited or not (ctx.target and ctx.target.is_gpu):
         return
     memlock = ctx.fact("limits").memlock_soft
     if memlock == resource.RLIM_INFINITY:
