@@ -10,11 +10,12 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-# Shown on the console line, in this order, when present; everything goes to the file.
-CONSOLE_KEYS = [
-    "critic/score/mean", "val/accuracy", "actor/entropy", "actor/ppo_kl", "actor/pg_clipfrac",
-    "response_length/mean", "timing_s/step", "perf/tokens_per_s",
-]
+# Shown on the console line (short label -> key), when present; everything goes to the file.
+CONSOLE_KEYS = {
+    "reward": "critic/score/mean", "acc": "critic/accuracy", "val_acc": "val/accuracy", "entropy": "actor/entropy",
+    "kl": "actor/ppo_kl", "clipfrac": "actor/pg_clipfrac", "resp_len": "response_length/mean",
+    "step_s": "timing_s/step", "tok/s": "perf/tokens_per_s", "loss": "train/loss", "val_loss": "val/loss",
+}
 
 
 class Tracking:
@@ -50,7 +51,7 @@ class Tracking:
             self.file.write(json.dumps({"step": step, **{k: v for k, v in metrics.items() if math.isfinite(v)}}) + "\n")
             self.file.flush()
         if "console" in self.loggers:
-            shown = [f"{k.split('/', 1)[-1] if k != 'val/accuracy' else 'val_acc'}={metrics[k]:.4g}" for k in CONSOLE_KEYS if k in metrics]
+            shown = [f"{label}={metrics[key]:.4g}" for label, key in CONSOLE_KEYS.items() if key in metrics]
             self.console(f"step {step}: " + "  ".join(shown))
         if self.tb:
             for key, value in metrics.items():

@@ -69,7 +69,7 @@ class DataParallelPPOActor:
 
         def record(**values):
             for key, value in values.items():
-                metrics.setdefault(f"actor/{key}", []).append(float(value))
+                metrics.setdefault(f"actor/{key}", []).append(torch.as_tensor(value).detach().item())
 
         for _ in range(cfg.ppo_epochs):
             for mini in data.make_iterator(mini_batch_size, epochs=1, shuffle=cfg.shuffle):

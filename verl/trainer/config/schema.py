@@ -293,7 +293,9 @@ class SFTDataConfig(Section):
     prompt_key: str = "prompt"
     response_key: str = "response"
     max_length: PositiveInt = 1024
-    """Prompt plus response tokens; longer samples are truncated."""
+    """Prompt plus response tokens per sample."""
+    truncation: Literal["error", "left", "right"] = "error"
+    """What to do with a sample longer than max_length."""
     train_batch_size: PositiveInt = 32
     micro_batch_size_per_gpu: PositiveInt = 8
 
