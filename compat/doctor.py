@@ -38,7 +38,7 @@ def _load(matrix_path: str | os.PathLike | None) -> tuple[Matrix | None, str | N
 
 
 def _probe_failure(probe: Probe, outcome: Outcome) -> Check:
-    what = "hung" if outcome.timed_out else "crashed"
+    what = "hung" if outcome.timed_out else "failed"
     return warn(probe.name, f"the {probe.name} probe {what}: {outcome.error}; the checks that need it were skipped",
                 probe.fix)
 

@@ -14,7 +14,10 @@ def run_tool(argv: list[str], timeout_s: float) -> str | None:
     exe = shutil.which(argv[0])
     if exe is None:
         return None
-    proc = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, timeout=timeout_s)
+    try:
+        proc = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise CommandFailed(f"`{' '.join(argv)}` did not answer within {timeout_s:g} s and was killed") from None
     if proc.returncode != 0:
         said = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
         raise CommandFailed(f"`{' '.join(argv)}` exited with {proc.returncode}: {said[-1] if said else 'no output'}")

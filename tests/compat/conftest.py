@@ -43,6 +43,7 @@ class FakeSystem:
         self.bin.mkdir()
         self.site.mkdir()
         self.env: dict[str, str] = {"VERL_IMAGE_MANIFEST": str(root / "no-manifest.json")}
+        self.import_first: list[Path] = []  # put before the fake site dir, e.g. a mounted checkout
 
     def tool(self, name: str, fixture: str | None = None, *, args: str | None = None, exit_code: int = 0) -> None:
         """A fake vendor tool that prints a recorded output, and refuses arguments other than `args`."""
@@ -77,7 +78,8 @@ class FakeSystem:
     def environ(self) -> dict[str, str]:
         env = dict(os.environ)
         env.pop("VERL_MATRIX", None)
-        env.update(PATH=f"{self.bin}:{env['PATH']}", PYTHONPATH=str(self.site), COLUMNS="200", **self.env)
+        pythonpath = ":".join(map(str, [*self.import_first, self.site]))
+        env.update(PATH=f"{self.bin}:{env['PATH']}", PYTHONPATH=pythonpath, COLUMNS="200", **self.env)
         return env
 
     def run(self, *args: str, prefix: list[str] | None = None, timeout: float = 60) -> Result:
