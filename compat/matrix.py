@@ -221,6 +221,11 @@ class Image(_Model):
     build_from_source: list[str] = Field(
         default_factory=list, description="Packages compiled into wheels in the builder stage (sdist-only ones)."
     )
+    remove: dict[str, str] = Field(
+        default_factory=dict,
+        description="Dependencies the engine pulls in that this image removes again, PyPI name -> why (e.g. PyPI "
+        "only has CUDA builds of them, which cannot load here). Never pinned, never in the manifest.",
+    )
 
     @field_validator("packages")
     @classmethod
@@ -567,6 +572,10 @@ def _cross_check(matrix: Matrix, file: Path, lines: dict[tuple, int]) -> None:
                 fail("images", name, f"packages.{dist}",
                      f"{image.packages[dist]} disagrees with {resolved.engine.package} {resolved.engine.version}",
                      f"{dist}{as_range(spec)}, as {resolved.engine.package} {resolved.engine.version} requires")
+        pinned_and_removed = [pkg for pkg in image.remove if pkg in resolved.versions]
+        if pinned_and_removed:
+            fail("images", name, "remove", f"{', '.join(pinned_and_removed)} is both pinned and removed",
+                 "a package this image does not pin")
         unpinned = [pkg for pkg in image.build_from_source if pkg not in resolved.versions]
         if unpinned:
             fail("images", name, "build_from_source", f"{', '.join(unpinned)} is not pinned by this image",

@@ -85,6 +85,7 @@ class BuildPlan:
     verl_extras: str
     source_url: str
     build_args: dict[str, str] = field(default_factory=dict)
+    removed: dict[str, str] = field(default_factory=dict)  # package -> why, uninstalled after the engine
 
 
 def accelerator_pins(image: ResolvedImage) -> dict[str, str]:
@@ -127,4 +128,5 @@ def plan_build(image: ResolvedImage, source_url: str) -> BuildPlan:
         verl_extras="train,gpu" if kind == "cuda" else "train",
         source_url=source_url,
         build_args={arg.name: arg.value for arg in args},
+        removed=dict(image.image.remove),
     )

