@@ -10,7 +10,7 @@ import compat.probes
 from compat.checks import Check, warn
 from compat.context import Context
 from compat.matrix import Matrix, MatrixError, default_matrix_path, load_matrix
-from compat.probing import Outcome, Probe, run_probes
+from compat.probing import Outcome, Probe, RunningProbes
 from compat.report import Report
 from compat.rules import load_rules
 from compat.target import BadManifest, choose_target
@@ -52,11 +52,17 @@ def _describe(target, image: str | None) -> str:
 
 def run_doctor(image: str | None = None, matrix_path: str | os.PathLike | None = None) -> Report:
     start = time.monotonic()
-    matrix, matrix_note, matrix_check = _load(matrix_path)
-    if image is not None and matrix is None:
-        raise UsageProblem(f"--image needs the version matrix: {matrix_note}")
     probes = list(compat.probes.PROBES)  # read at call time, so tests can swap probes
-    outcomes = run_probes(probes)
+    if matrix_path is not None or image is not None:
+        # Usage errors first: no probe (nor its child processes) should outlive a mistyped option.
+        matrix, matrix_note, matrix_check = _load(matrix_path)
+        if image is not None and matrix is None:
+            raise UsageProblem(f"--image needs the version matrix: {matrix_note}")
+        running = RunningProbes(probes)
+    else:
+        running = RunningProbes(probes)  # the probes wait on drivers and children while the matrix loads
+        matrix, matrix_note, matrix_check = _load(None)
+    outcomes = running.collect()
     checks = [_probe_failure(p, outcomes[p.name]) for p in probes if not outcomes[p.name].ok]
     if matrix_check:
         checks.append(matrix_check)

@@ -32,35 +32,36 @@ class Outcome:
         return self.error is None
 
 
-def run_probes(probes: list[Probe]) -> dict[str, Outcome]:
-    results: dict[str, Outcome] = {}
-    started: dict[str, float] = {}
+class RunningProbes:
+    """Probes started in the background; `collect()` waits for each until its own deadline."""
 
-    def call(probe: Probe) -> None:
+    def __init__(self, probes: list[Probe]) -> None:
+        self._results: dict[str, Outcome] = {}
+        self._threads = []
+        for probe in probes:
+            started = time.monotonic()
+            thread = threading.Thread(target=self._call, args=(probe, started), name=f"probe-{probe.name}", daemon=True)
+            thread.start()
+            self._threads.append((probe, thread, started))
+
+    def _call(self, probe: Probe, started: float) -> None:
         try:
-            value = probe.func()
-            outcome = Outcome(value=value, elapsed_s=time.monotonic() - started[probe.name])
+            outcome = Outcome(value=probe.func(), elapsed_s=time.monotonic() - started)
         except BaseException as exc:  # noqa: BLE001 - isolation is the point: any crash becomes a verdict
-            message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            outcome = Outcome(
-                error=f"{type(exc).__name__}: {message}" if message else type(exc).__name__,
-                elapsed_s=time.monotonic() - started[probe.name],
-            )
+            first_line = next(iter(str(exc).strip().splitlines()), "")
+            outcome = Outcome(error=f"{type(exc).__name__}: {first_line}" if first_line else type(exc).__name__,
+                              elapsed_s=time.monotonic() - started)
         # setdefault, never assignment: a probe that answers after its timeout must not replace the verdict.
-        results.setdefault(probe.name, outcome)
+        self._results.setdefault(probe.name, outcome)
 
-    threads = []
-    for probe in probes:
-        started[probe.name] = time.monotonic()
-        thread = threading.Thread(target=call, args=(probe,), name=f"probe-{probe.name}", daemon=True)
-        thread.start()
-        threads.append((probe, thread))
-    for probe, thread in threads:
-        thread.join(max(0.0, started[probe.name] + probe.timeout_s - time.monotonic()))
-        results.setdefault(
-            probe.name,
-            Outcome(
-                error=f"no answer within {probe.timeout_s:g} s", timed_out=True, elapsed_s=probe.timeout_s
-            ),
-        )
-    return dict(results)
+    def collect(self) -> dict[str, Outcome]:
+        for probe, thread, started in self._threads:
+            thread.join(max(0.0, started + probe.timeout_s - time.monotonic()))
+            timed_out = Outcome(error=f"no answer within {probe.timeout_s:g} s", timed_out=True,
+                                elapsed_s=probe.timeout_s)
+            self._results.setdefault(probe.name, timed_out)
+        return dict(self._results)
+
+
+def run_probes(probes: list[Probe]) -> dict[str, Outcome]:
+    return RunningProbes(probes).collect()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from compat.probes._command import CommandFailed, run_tool
 from compat.probes.devices import MIB, Device, DeviceReport
 
+SMI_TIMEOUT_S = 8.0  # nvidia-smi takes seconds on a large node without persistence mode; a wedged GPU, forever
 SMI_QUERY = ["nvidia-smi", "--query-gpu=name,compute_cap,memory.total,driver_version", "--format=csv,noheader"]
 
 
@@ -51,7 +52,7 @@ def parse_smi_csv(text: str) -> tuple[list[Device], str | None]:
 
 def _from_smi(nvml_note: str) -> DeviceReport:
     try:
-        out = run_tool(SMI_QUERY, timeout_s=8)
+        out = run_tool(SMI_QUERY, timeout_s=SMI_TIMEOUT_S)
     except CommandFailed as exc:
         # The classic: nvidia-smi is installed (or mounted by the container runtime) but no driver answers.
         return DeviceReport(vendor="nvidia", source="nvidia-smi", problem=str(exc))

@@ -184,7 +184,7 @@ def cuda_libraries(ctx):
     yield passed("cuda-libs", found)
 
 
-@rule("packages")
+@rule("packages", "nvidia", "amd")
 def torch_build(ctx):
     if ctx.host_only:
         return
@@ -199,6 +199,13 @@ def torch_build(ctx):
         return
     build = torch.partition("+")[2]
     kind = "cpu" if build == "cpu" else "rocm" if build.startswith("rocm") else "cuda" if build.startswith("cu") or not build else "other"
+    gpus = [r for r in (ctx.fact("nvidia"), ctx.fact("amd")) if r.present]
+    if target is None and kind == "cpu" and gpus:
+        platform = PLATFORM_OF_VENDOR[gpus[0].vendor]
+        yield warn("torch", f"torch {torch} is a CPU build, so the {gpus[0].vendor} GPUs here will not be used",
+                   f"install a {platform} build of torch (https://pytorch.org/get-started/locally/), or use the image "
+                   "`verl doctor` recommends for this host")
+        return
     if target is None or kind == target.platform or target.platform == "ascend" and kind == "cpu":
         # torch_npu runs on the CPU build of torch, so cpu is right for Ascend too.
         yield passed("torch", f"torch {torch} ({kind} build)")

@@ -9,6 +9,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,11 +98,21 @@ def fake(tmp_path: Path) -> FakeSystem:
 @pytest.fixture(scope="session")
 def undefined_symbol_so(tmp_path_factory) -> Path:
     """Compile a shared object that needs a libtorch symbol nobody exports: dlopen says "undefined symbol"."""
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    return _compile("undefined_symbol.c", tmp_path_factory.mktemp("native") / f"flash_attn_2_cuda{suffix}")
+
+
+def _compile(source: str, out: Path) -> Path:
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
-        pytest.skip("no C compiler to build the fake native extension")
-    import sysconfig
-
-    out = tmp_path_factory.mktemp("native") / f"flash_attn_2_cuda{sysconfig.get_config_var('EXT_SUFFIX')}"
-    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(out), str(FIXTURES / "undefined_symbol.c")], check=True)
+        pytest.skip("no C compiler to build the fake native library")
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(out), str(FIXTURES / source)], check=True)
     return out
+
+
+@pytest.fixture(scope="session")
+def fake_nvml(tmp_path_factory) -> Path:
+    """A directory holding a fake libnvidia-ml.so.1 (see fixtures/fake_nvml.c), for LD_LIBRARY_PATH."""
+    folder = tmp_path_factory.mktemp("nvml")
+    _compile("fake_nvml.c", folder / "libnvidia-ml.so.1")
+    return folder

@@ -62,8 +62,8 @@ def test_image_by_immutable_tag_and_registry_reference(fake):
     from compat.matrix import load_matrix
 
     tag = load_matrix().resolve("cpu.latest").immutable_tag
-    for name in (tag, f"verlai/verl:{tag}", "cpu"):
-        assert fake.run("doctor", "--json", "--image", name).json["summary"]["target"].startswith("image cpu.latest")
+    summary = fake.run("doctor", "--json", "--image", f"verlai/verl:{tag}").json["summary"]
+    assert summary["target"] == "image cpu.latest, named with --image"
 
 
 def test_unreadable_or_invalid_matrix_is_a_usage_error_naming_the_file(fake, tmp_path):
@@ -109,3 +109,17 @@ def test_ascend_host_through_npu_smi_gets_the_910b_image(fake, tmp_path):
     assert result.check("gpu-arch")["status"] == "PASS"
     a3 = fake.run("doctor", "--json", "--image", "vllm-ascend023.a3.latest").check("gpu-arch")
     assert a3["status"] == "FAIL" and "vllm-ascend023.910b.latest" in a3["fix"]
+
+
+def test_nvml_host_is_read_through_the_driver_library(fake, fake_nvml):
+    # The primary NVIDIA path: nvidia-ml-py loading libnvidia-ml.so.1 (a fake one here) rather than nvidia-smi.
+    fake.env.update(LD_LIBRARY_PATH=str(fake_nvml), FAKE_NVML_GPU="NVIDIA B200,10,0,183359", FAKE_NVML_COUNT="8",
+                    FAKE_NVML_DRIVER="580.95.05", FAKE_NVML_CUDA="13000")
+    result = fake.run("doctor", "--json")
+    assert result.check("gpu:nvidia")["detail"] == (
+        "8 x NVIDIA B200 (compute 10.0, 179 GiB); driver 580.95.05, CUDA up to 13.0 (via nvml)")
+    assert "docker pull verlai/verl:vllm031.latest" in result.check("recommend")["detail"]
+    torch = result.check("torch")  # this venv has the CPU build of torch
+    assert torch["status"] == "WARN" and "will not be used" in torch["detail"]
+    on_image = fake.run("doctor", "--json", "--image", "vllm011.latest")
+    assert on_image.check("driver")["status"] == "PASS" and on_image.check("gpu-arch")["status"] == "PASS"
