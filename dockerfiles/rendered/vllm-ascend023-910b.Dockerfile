@@ -9,16 +9,16 @@
 # Base images and every pinned version are build arguments, so custom builds need no edits here.
 ARG BASE_IMAGE=quay.io/ascend/cann:8.3.rc1-910b-ubuntu22.04-py3.11
 ARG RUNTIME_IMAGE=quay.io/ascend/cann:8.3.rc1-910b-ubuntu22.04-py3.11
-ARG TORCH_VERSION=2.10.0
+ARG TORCH_VERSION=2.10.0+cpu
 ARG TORCH_NPU_VERSION=2.10.0.post4
 ARG TORCHVISION_VERSION=0.25.0
 ARG TORCHAUDIO_VERSION=2.10.0
 ARG TRANSFORMERS_VERSION=5.5.4
 ARG VLLM_VERSION=0.23.0
 ARG RAY_VERSION=2.60.0
-ARG TENSORDICT_VERSION=0.15.3
+ARG TENSORDICT_VERSION=0.14.3
 ARG VLLM_ASCEND_VERSION=0.23.0
-ARG TORCH_INDEX_URL=
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 
 # ---- builder: compiles vllm into wheels (they ship as source only) ----
 FROM ${BASE_IMAGE} AS builder
@@ -227,7 +227,12 @@ RUN --mount=type=bind,source=dockerfiles/context/wheels,target=/tmp/wheelhouse \
     pip install ${TORCH_INDEX_URL:+--extra-index-url "${TORCH_INDEX_URL}"} \
       ${EXTRA_PIP_PACKAGES}; fi
 
-COPY . /opt/verl/src
+# The source only, named one by one: `COPY .` would also copy the wheelhouse and certificates that
+# `verl images build` stages into dockerfiles/context/ (hundreds of MB of wheels in a layer).
+COPY matrix.yaml /opt/verl/src/
+COPY compat /opt/verl/src/compat
+COPY images /opt/verl/src/images
+COPY verl /opt/verl/src/verl
 # hadolint ignore=DL3013
 RUN --mount=type=bind,source=dockerfiles/context/wheels,target=/tmp/wheelhouse \
     --mount=type=cache,target=/root/.cache/pip \

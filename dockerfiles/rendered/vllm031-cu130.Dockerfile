@@ -259,7 +259,12 @@ RUN --mount=type=bind,source=dockerfiles/context/wheels,target=/tmp/wheelhouse \
     pip install ${TORCH_INDEX_URL:+--extra-index-url "${TORCH_INDEX_URL}"} \
       ${EXTRA_PIP_PACKAGES}; fi
 
-COPY . /opt/verl/src
+# The source only, named one by one: `COPY .` would also copy the wheelhouse and certificates that
+# `verl images build` stages into dockerfiles/context/ (hundreds of MB of wheels in a layer).
+COPY matrix.yaml /opt/verl/src/
+COPY compat /opt/verl/src/compat
+COPY images /opt/verl/src/images
+COPY verl /opt/verl/src/verl
 # hadolint ignore=DL3013
 RUN --mount=type=bind,source=dockerfiles/context/wheels,target=/tmp/wheelhouse \
     --mount=type=cache,target=/root/.cache/pip \
