@@ -622,7 +622,7 @@ def default_matrix_path() -> Path:
 def parse_matrix(text: str, file: str | os.PathLike = "matrix.yaml") -> Matrix:
     """Validate matrix text; raise MatrixError naming the file, entry and field of the first problem."""
     file = Path(file)
-    loader = yaml.SafeLoader(text)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)  # libyaml when present: ~10x faster
     try:
         node = loader.get_single_node()
         duplicate = _duplicate_key(node) if node is not None else None
