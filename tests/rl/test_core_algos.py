@@ -59,19 +59,22 @@ def test_gae_needs_values():
         get_adv_estimator_fn("gae")(token_level_rewards=torch.zeros(1, 2), values=None, response_mask=torch.ones(1, 2))
 
 
-# ----------------------------------------------------------------------------- GRPO
+# ----------------------------------------------------------------------------- GRPO, RLOO
+def grouped_rewards():
+    """Groups a = [1, 0], b = [1, 1, 0], c = [1], reward on each response's last valid token."""
+    scores, lengths = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0], [3, 1, 2, 3, 2, 1]
+    rewards, mask = torch.zeros(6, 3), torch.zeros(6, 3)
+    for row, (score, length) in enumerate(zip(scores, lengths)):
+        mask[row, :length] = 1
+        rewards[row, length - 1] = score
+    return rewards, mask, np.array(["a", "a", "b", "b", "b", "c"], dtype=object)
+
+
 def test_grpo_by_hand():
     # Groups: a = [1, 0], b = [1, 1, 0], c = [1] (alone: mean 0, std 1).
     # a: mean .5, unbiased std sqrt(.5) -> +-.5/sqrt(.5) = +-0.70711
     # b: mean 2/3, std sqrt(1/3)        -> (1/3)/sqrt(1/3) = 0.57735, (-2/3)/sqrt(1/3) = -1.15470
-    scores = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
-    lengths = [3, 1, 2, 3, 2, 1]
-    rewards = torch.zeros(6, 3)
-    mask = torch.zeros(6, 3)
-    for row, (score, length) in enumerate(zip(scores, lengths)):
-        mask[row, :length] = 1
-        rewards[row, length - 1] = score  # the reward sits on the last valid token
-    index = np.array(["a", "a", "b", "b", "b", "c"], dtype=object)
+    rewards, mask, index = grouped_rewards()
     advantages, returns = compute_grpo_outcome_advantage(rewards, mask, index)
     expected = [0.70711, -0.70711, 0.57735, 0.57735, -1.15470, 1.0]
     assert advantages.sum(-1).div(mask.sum(-1)).tolist() == approx(expected)  # same value on every valid token
@@ -87,11 +90,29 @@ def test_grpo_through_the_registry_ignores_keywords_it_does_not_use():
     assert adv[:, 0].tolist() == approx([0.70711, -0.70711])
 
 
+def test_rloo_by_hand():
+    # leave-one-out baseline: a: 1-0, 0-1; b: 1-mean(1,0), 1-mean(1,0), 0-mean(1,1); c alone keeps 1
+    rewards, mask, index = grouped_rewards()
+    advantages, _ = get_adv_estimator_fn("rloo")(token_level_rewards=rewards, response_mask=mask, index=index, gamma=1.0)
+    assert advantages[:, 0].tolist() == approx([1.0, -1.0, 0.5, 0.5, -1.0, 1.0])
+    assert (advantages[mask == 0] == 0).all()
+
+
+def test_reinforce_plus_plus_by_hand():
+    # gamma .5: row 0 rewards [0,0,1] -> returns [.25, .5, 1]; row 1 [0,1,(pad)] -> [.5, 1, -]
+    rewards = torch.tensor([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    mask = torch.tensor([[1, 1, 1], [1, 1, 0]])
+    advantages, returns = get_adv_estimator_fn("reinforce_plus_plus")(token_level_rewards=rewards, response_mask=mask, gamma=0.5, index=None)
+    assert returns[0].tolist() == approx([0.25, 0.5, 1.0]) and returns[1, :2].tolist() == approx([0.5, 1.0])
+    assert advantages[mask.bool()].tolist() == approx(whiten([0.25, 0.5, 1.0, 0.5, 1.0]))
+    assert advantages[1, 2].item() == 0.0
+
+
 # ----------------------------------------------------------------------------- registries
 def test_registry_refuses_duplicates_and_lists_names():
     with pytest.raises(ValueError, match="'grpo' is already registered"):
         register_adv_est("grpo")(lambda **kw: None)
-    with pytest.raises(ValueError, match=r"unknown advantage estimator 'gpro'; registered: gae, grpo"):
+    with pytest.raises(ValueError, match=r"unknown advantage estimator 'gpro'; registered: gae, grpo, reinforce_plus_plus, rloo$"):
         get_adv_estimator_fn("gpro")
     with pytest.raises(ValueError, match="unknown policy loss 'nope'; registered: .*vanilla"):
         get_policy_loss_fn("nope")

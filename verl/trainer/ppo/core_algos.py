@@ -43,6 +43,8 @@ class AdvantageEstimator(str, Enum):
 
     GAE = "gae"
     GRPO = "grpo"
+    RLOO = "rloo"
+    REINFORCE_PLUS_PLUS = "reinforce_plus_plus"
 
 
 # ----------------------------------------------------------------------------- registries
@@ -162,6 +164,23 @@ def compute_gae_advantage_return(
     return advantages, returns
 
 
+def _group_statistics(scores: torch.Tensor, index: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per response: its group's id, size, mean score and unbiased std (groups = responses sharing an index)."""
+    _, group = np.unique(np.asarray(index, dtype=object).astype(str), return_inverse=True)
+    group = torch.as_tensor(group.reshape(-1), device=scores.device)
+    n_groups = int(group.max()) + 1
+    count = torch.zeros(n_groups, dtype=scores.dtype, device=scores.device).index_add_(0, group, torch.ones_like(scores))
+    mean = torch.zeros_like(count).index_add_(0, group, scores) / count
+    squares = torch.zeros_like(count).index_add_(0, group, (scores - mean[group]) ** 2)
+    std = torch.sqrt(squares / (count - 1).clamp(min=1))
+    return group, count[group], mean[group], std[group]
+
+
+def _require_index(name: str, index: np.ndarray | None, batch_size: int) -> None:
+    if index is None or len(index) != batch_size:
+        raise ValueError(f"the {name!r} advantage estimator needs `index` (one prompt uid per response)")
+
+
 @register_adv_est(AdvantageEstimator.GRPO)
 def compute_grpo_outcome_advantage(
     token_level_rewards: torch.Tensor,
@@ -176,25 +195,50 @@ def compute_grpo_outcome_advantage(
     A group is the responses that share an `index` (prompt uid). The std is the unbiased one, as
     upstream; a group of one gets mean 0 and std 1 (its advantage is its raw score).
     """
-    if index is None or len(index) != token_level_rewards.shape[0]:
-        raise ValueError("the 'grpo' advantage estimator needs `index` (one prompt uid per response)")
+    _require_index("grpo", index, token_level_rewards.shape[0])
     with torch.no_grad():
         scores = token_level_rewards.sum(dim=-1)
-        _, group = np.unique(np.asarray(index, dtype=object).astype(str), return_inverse=True)
-        group = torch.as_tensor(group.reshape(-1), device=scores.device)
-        n_groups = int(group.max()) + 1
-        count = torch.zeros(n_groups, dtype=scores.dtype, device=scores.device).index_add_(0, group, torch.ones_like(scores))
-        total = torch.zeros_like(count).index_add_(0, group, scores)
-        mean = total / count
-        squares = torch.zeros_like(count).index_add_(0, group, (scores - mean[group]) ** 2)
-        std = torch.sqrt(squares / (count - 1).clamp(min=1))
-        mean = torch.where(count > 1, mean, torch.zeros_like(mean))
-        std = torch.where(count > 1, std, torch.ones_like(std))
-        advantage = scores - mean[group]
+        _, count, mean, std = _group_statistics(scores, index)
+        alone = count <= 1
+        advantage = scores - torch.where(alone, torch.zeros_like(mean), mean)
         if norm_adv_by_std_in_grpo:
-            advantage = advantage / (std[group] + epsilon)
+            advantage = advantage / (torch.where(alone, torch.ones_like(std), std) + epsilon)
         advantages = advantage.unsqueeze(-1) * response_mask.to(scores.dtype)
     return advantages, advantages
+
+
+@register_adv_est(AdvantageEstimator.RLOO)
+def compute_rloo_outcome_advantage(
+    token_level_rewards: torch.Tensor, response_mask: torch.Tensor, index: np.ndarray, **unused: Any
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """RLOO (Ahmadian et al. 2024): each response's reward minus the mean of the other responses to its prompt.
+
+    n/(n-1) * (score - group mean) is that leave-one-out difference; a group of one keeps its raw score.
+    """
+    _require_index("rloo", index, token_level_rewards.shape[0])
+    with torch.no_grad():
+        scores = token_level_rewards.sum(dim=-1)
+        _, count, mean, _ = _group_statistics(scores, index)
+        advantage = torch.where(count > 1, (scores - mean) * count / (count - 1).clamp(min=1), scores)
+        advantages = advantage.unsqueeze(-1) * response_mask.to(scores.dtype)
+    return advantages, advantages
+
+
+@register_adv_est(AdvantageEstimator.REINFORCE_PLUS_PLUS)
+def compute_reinforce_plus_plus_outcome_advantage(
+    token_level_rewards: torch.Tensor, response_mask: torch.Tensor, gamma: float = 1.0, **unused: Any
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """REINFORCE++ (Hu 2025): discounted return-to-go per token, whitened over the batch's valid tokens."""
+    with torch.no_grad():
+        mask = response_mask.to(token_level_rewards.dtype)
+        returns = torch.zeros_like(token_level_rewards)
+        running = torch.zeros_like(token_level_rewards[:, 0])
+        for t in reversed(range(token_level_rewards.shape[-1])):
+            running = token_level_rewards[:, t] + gamma * running
+            returns[:, t] = running
+            running = running * mask[:, t]  # a padded token cuts the return: nothing flows across the gap
+        advantages = verl_F.masked_whiten(returns, mask) * mask
+    return advantages, returns
 
 
 # ----------------------------------------------------------------------------- losses
