@@ -27,7 +27,7 @@ import sys
 import urllib.error
 import urllib.request
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -264,9 +264,13 @@ def main(matrix_path: Path | None, names: tuple[str, ...], index_url: str, find_
     except (urllib.error.URLError, OSError) as exc:
         click.echo(f"package index {index_url} unreachable ({exc}); pins not checked", err=True)
         return
+    per_image: dict[str, list[Finding]] = {}
     with ThreadPoolExecutor(max_workers=8) as pool:
-        per_image = list(pool.map(lambda image: check_image(image, index), images))
-    findings = check_engine_declarations(images, index) + [f for group in per_image for f in group]
+        futures = {pool.submit(check_image, image, index): image.name for image in images}
+        for done in as_completed(futures):  # progress: a line per image as its checks finish
+            per_image[futures[done]] = done.result()
+            click.echo(f"checked {futures[done]} ({len(per_image)}/{len(images)})", err=True)
+    findings = check_engine_declarations(images, index) + [f for i in images for f in per_image[i.name]]
     failed = [f for f in findings if f.status == "FAIL"]
     if as_json:
         click.echo(json.dumps([f.__dict__ for f in findings], indent=2))

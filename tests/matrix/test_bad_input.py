@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from matrix_helpers import Verl, edit
+from matrix_helpers import MATRIX, Verl, edit
 
 # (what is wrong, old text, new text, words the message must contain)
 MATRIX_MISTAKES = [
@@ -81,3 +81,10 @@ def test_missing_matrix_file(tmp_path):
     result = Verl(tmp_path / "nope.yaml")("images", "list")
     assert result.exit_code == 2
     assert "nope.yaml" in result.output and "cannot read the matrix" in result.output
+
+
+def test_render_outside_a_checkout_says_where_templates_are_missing(tmp_path):
+    (tmp_path / "matrix.yaml").write_text((MATRIX).read_text())
+    result = Verl(tmp_path / "matrix.yaml")("images", "render", "--check")
+    assert result.exit_code == 2
+    assert "dockerfiles/templates" in result.output and "Dockerfile.j2" in result.output
