@@ -61,7 +61,10 @@ class Report:
         table.add_column("check", no_wrap=True)
         table.add_column("status", no_wrap=True)
         table.add_column("detail", overflow="fold")
+        skipped = [c.name for c in self.checks if c.status is Status.SKIP]
         for check in self.checks:
+            if check.status is Status.SKIP and not verbose:
+                continue  # listed on one line below; --verbose or --json shows why each was skipped
             style = _STYLE[check.status]
             table.add_row(
                 Text(_MARK[check.status], style=style),
@@ -74,6 +77,8 @@ class Report:
             if check.fix:
                 table.add_row("", "", "", Text(f"fix: {check.fix}", style="cyan"))
         console.print(table)
+        if skipped and not verbose:
+            console.print(Text(f"skipped: {', '.join(skipped)} (--verbose says why)", style="dim"))
         if verbose and self.probe_times:
             slowest = sorted(self.probe_times.items(), key=lambda kv: -kv[1])[:5]
             console.print(Text("slowest probes: " + ", ".join(f"{k} {v:.2f}s" for k, v in slowest), style="dim"))

@@ -167,8 +167,8 @@ def cuda_libraries(ctx):
         else:
             yield skip("cuda-libs", "no CUDA runtime, cuDNN or NCCL installed")
         return
-    found = ", ".join(f"{k} {v} ({stack.sources[k]})" for k, v in
-                      (("cuda", stack.cuda_runtime), ("cudnn", stack.cudnn), ("nccl", stack.nccl)) if v)
+    parts = (("cuda", "cuda_runtime", stack.cuda_runtime), ("cudnn", "cudnn", stack.cudnn), ("nccl", "nccl", stack.nccl))
+    found = ", ".join(f"{label} {version} ({stack.sources[key]})" for label, key, version in parts if version)
     cuda = target.accelerator.get("cuda") if target and target.platform == "cuda" else stack.cuda_runtime
     if target and target.platform == "cuda" and stack.cuda_runtime and major_minor(stack.cuda_runtime) != major_minor(cuda):
         yield fail("cuda-libs", f"CUDA runtime {stack.cuda_runtime} installed, image {target.tag} is built for CUDA {cuda}",
@@ -184,21 +184,30 @@ def cuda_libraries(ctx):
     yield passed("cuda-libs", found)
 
 
-@rule("packages", "nvidia", "amd")
+def torch_kind(torch: str, stack) -> str:
+    """cpu, cuda or rocm, from the wheel's local tag; a wheel without one (PyPI's default) is a CUDA build
+    exactly when it brought the nvidia-* runtime wheels with it (x86_64), else a CPU build (aarch64)."""
+    build = torch.partition("+")[2]
+    if build.startswith("rocm"):
+        return "rocm"
+    if build.startswith("cu") or not build and stack.sources.get("cuda_runtime", "").startswith("wheel"):
+        return "cuda"
+    return "cpu" if build in ("", "cpu") else build
+
+
+@rule("packages", "cuda_stack", "nvidia", "amd")
 def torch_build(ctx):
     if ctx.host_only:
         return
     torch = ctx.fact("packages").get("torch")
     target = ctx.target
     if torch is None:
-        level = fail if target is not None else skip
-        if level is fail:
-            yield fail("torch", "torch is not installed", f"`pip install torch=={target.pins.get('torch', '<pin>')}`")
-        else:
+        if target is None:
             yield skip("torch", "torch is not installed (needed only for training)")
+        else:
+            yield fail("torch", "torch is not installed", f"`pip install torch=={target.pins.get('torch', '<pin>')}`")
         return
-    build = torch.partition("+")[2]
-    kind = "cpu" if build == "cpu" else "rocm" if build.startswith("rocm") else "cuda" if build.startswith("cu") or not build else "other"
+    kind = torch_kind(torch, ctx.fact("cuda_stack"))
     gpus = [r for r in (ctx.fact("nvidia"), ctx.fact("amd")) if r.present]
     if target is None and kind == "cpu" and gpus:
         platform = PLATFORM_OF_VENDOR[gpus[0].vendor]

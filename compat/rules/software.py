@@ -32,6 +32,20 @@ def _coupled_to_torch(ctx, dist: str) -> bool:
     return canonicalize_name(dist) in {canonicalize_name(d) for d in coupled}
 
 
+@rule("packages")
+def package_versions(ctx):
+    """The versions of every package the matrix pins anywhere (read from metadata, nothing imported)."""
+    if ctx.host_only or ctx.matrix is None:
+        return
+    installed = ctx.fact("packages")
+    known = dict.fromkeys(name for r in ctx.matrix.resolved.values() for name in r.versions)
+    known.update(dict.fromkeys(ctx.matrix.rules.framework))
+    present = [f"{name} {installed.get(name)}" for name in known if installed.get(name)]
+    absent = sum(1 for name in known if not installed.get(name))
+    others = f"; {plural(absent, 'other package')} of the matrix not installed" if absent else ""
+    yield passed("packages", ", ".join(present) + others)
+
+
 @rule("packages", "manifest")
 def pinned_versions(ctx):
     target = ctx.target

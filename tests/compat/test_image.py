@@ -100,3 +100,31 @@ def test_a_damaged_manifest_is_reported_not_a_traceback(fake):
     unreadable = fake.run("doctor", "--json").check("manifest")
     assert unreadable["status"] == "WARN" and "JSONDecodeError" in unreadable["detail"]
 
+
+
+def _cuda_image_with(fake, **wheels: str) -> None:
+    for name, version in wheels.items():
+        fake.dist(name.replace("_", "-"), version)
+    _manifest(fake, entry="vllm011.latest", versions={"torch": "2.8.0"})
+
+
+def test_pypi_torch_with_the_cuda_wheels_is_a_cuda_build_and_the_libraries_are_reported(fake):
+    _cuda_image_with(fake, torch="2.8.0", nvidia_cuda_runtime_cu12="12.8.90", nvidia_cudnn_cu12="9.10.2.21",
+                     nvidia_nccl_cu12="2.27.3")
+    result = fake.run("doctor", "--json")
+    assert result.check("torch")["detail"] == "torch 2.8.0 (cuda build)"
+    libs = result.check("cuda-libs")
+    assert libs["status"] == "PASS" and "cudnn 9.10.2.21 (wheel nvidia-cudnn-cu12)" in libs["detail"]
+
+
+def test_cudnn_outside_the_range_for_the_image_cuda_fails(fake):
+    _cuda_image_with(fake, torch="2.8.0", nvidia_cuda_runtime_cu12="12.8.90", nvidia_cudnn_cu12="9.8.0.87")
+    libs = fake.run("doctor", "--json").check("cuda-libs")
+    assert libs["status"] == "FAIL" and "cuDNN 9.8.0.87 is outside >=9.10" in libs["detail"]
+    assert "pip install 'nvidia-cudnn-cu12>=9.10'" in libs["fix"]
+
+
+def test_cuda_runtime_of_another_release_than_the_image_fails(fake):
+    _cuda_image_with(fake, torch="2.8.0", nvidia_cuda_runtime_cu12="12.6.77")
+    libs = fake.run("doctor", "--json").check("cuda-libs")
+    assert libs["status"] == "FAIL" and "12.6.77" in libs["detail"] and "torch==2.8.0" in libs["fix"]
