@@ -6,6 +6,7 @@ so no stale file survives a removed entry. Output is deterministic: no dates, no
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import jinja2
 
 from compat.matrix import Matrix, MatrixError, ResolvedImage
-from images.plan import RENDERED_DIR, plan_build
+from images.plan import RENDERED_DIR, BuildPlan, plan_build
 from images.support import SUPPORT_DOC, render_support
 
 TEMPLATES_DIR = "dockerfiles/templates"
@@ -40,8 +41,12 @@ class Layout:
         return self.root / RENDERED_DIR
 
 
+@functools.lru_cache(maxsize=8)
 def make_environment(templates: Path) -> jinja2.Environment:
-    """Jinja with StrictUndefined: a misspelt or missing variable is an error, never an empty string."""
+    """Jinja with StrictUndefined: a misspelt or missing variable is an error, never an empty string.
+
+    Cached per folder; Jinja's auto_reload still notices edited template files.
+    """
     if not (templates / ROOT_TEMPLATE).is_file():
         raise MatrixError(f"template folder has no {ROOT_TEMPLATE}", file=templates,
                           allowed=f"a checkout with {TEMPLATES_DIR}/{ROOT_TEMPLATE} next to the matrix file")
@@ -70,9 +75,8 @@ def _template_location(exc: BaseException, templates: Path) -> tuple[Path | None
     return path, line
 
 
-def render_dockerfile(env: jinja2.Environment, image: ResolvedImage, matrix: Matrix, templates: Path) -> str:
+def render_dockerfile(env: jinja2.Environment, image: ResolvedImage, build: BuildPlan, templates: Path) -> str:
     """One entry's Dockerfile text; template mistakes become MatrixErrors naming template, line and variable."""
-    build = plan_build(image, matrix.source)
     try:
         return env.get_template(ROOT_TEMPLATE).render(image=image, build=build)
     except jinja2.UndefinedError as exc:
@@ -96,10 +100,10 @@ def render_outputs(matrix: Matrix, layout: Layout, names: list[str] | None = Non
     """Path (relative to the root) -> text, for the chosen entries (default: all, plus the support table)."""
     env = make_environment(layout.templates)
     chosen = [matrix.resolve(name) for name in names] if names else list(matrix.resolved.values())
-    outputs = {
-        Path(plan_build(image, matrix.source).dockerfile): render_dockerfile(env, image, matrix, layout.templates)
-        for image in chosen
-    }
+    outputs = {}
+    for image in chosen:
+        build = plan_build(image, matrix.source)
+        outputs[Path(build.dockerfile)] = render_dockerfile(env, image, build, layout.templates)
     if not names:
         outputs[Path(SUPPORT_DOC)] = render_support(matrix)
     return outputs

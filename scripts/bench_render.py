@@ -6,7 +6,8 @@ In process, best and median of --repeat runs:
   render    validate + render every Dockerfile and docs/support.md (what `verl images render` does)
   peer      yaml.load of the same file with the same (libyaml when present) loader: the floor any
             YAML-driven generator pays
-From the shell, one run each: `verl images render --check` against `python -c pass` (interpreter start-up).
+Cold, one run each: the first render in a fresh process (template compilation included), and the whole
+`verl images render --check` command against `python -c pass` (interpreter start-up).
 
     python scripts/bench_render.py [--repeat 20]
 """
@@ -30,6 +31,15 @@ from images.render import Layout, render_outputs  # noqa: E402
 
 MATRIX = REPO / "matrix.yaml"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Imports first, then time one render from scratch (template compilation included).
+COLD = """
+import time
+from compat.matrix import load_matrix
+from images.render import Layout, render_outputs
+start = time.perf_counter()
+render_outputs(load_matrix("matrix.yaml"), Layout.for_matrix("matrix.yaml"))
+print(time.perf_counter() - start)
+"""
 
 
 def _timed(function, repeat: int) -> list[float]:
@@ -72,9 +82,11 @@ def main(repeat: int) -> None:
     cli = _wall([verl, "--matrix", str(MATRIX), "images", "render", "--check"])
     click.echo(f"  {'cli: render --check':24} {cli * 1e3:7.1f} ms wall, of which Python start-up "
                f"{startup * 1e3:.1f} ms (x{cli / startup:.1f})")
-    total = statistics.median(rows["validate + render all"])
+    cold = float(subprocess.run([python, "-c", COLD], cwd=REPO, check=True, capture_output=True, text=True).stdout)
+    click.echo(f"  {'cold: first render':24} {cold * 1e3:7.1f} ms in a fresh process (templates compiled, imports done)")
+    total = max(statistics.median(rows["validate + render all"]), cold)
     verdict = "under" if total < 1.0 else "OVER"
-    click.echo(f"whole matrix renders in {total * 1e3:.0f} ms: {verdict} the 1 s goal")
+    click.echo(f"whole matrix renders in {total * 1e3:.0f} ms (the slower of warm and cold): {verdict} the 1 s goal")
 
 
 if __name__ == "__main__":
