@@ -55,28 +55,23 @@ class Report:
         )
 
     def render(self, console: Console | None = None, verbose: bool = False) -> None:
+        """One row per check: mark and status, then the name and detail, and the fix below it."""
         console = console or Console(highlight=False)
-        table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-        table.add_column("", no_wrap=True)
-        table.add_column("check", no_wrap=True)
-        table.add_column("status", no_wrap=True)
-        table.add_column("detail", overflow="fold")
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column(overflow="fold")
         skipped = [c.name for c in self.checks if c.status is Status.SKIP]
         for check in self.checks:
             if check.status is Status.SKIP and not verbose:
                 continue  # listed on one line below; --verbose or --json shows why each was skipped
             style = _STYLE[check.status]
-            table.add_row(
-                Text(_MARK[check.status], style=style),
-                check.name,
-                Text(check.status.value, style=style),
-                check.detail,
-            )
+            body = Text.assemble((check.name, "bold"), "  ", check.detail)
             if verbose and (check.expected or check.actual):
-                table.add_row("", "", "", Text(f"expected {check.expected}, found {check.actual}", style="dim"))
+                body.append(f"\nexpected {check.expected}, found {check.actual}", style="dim")
             if check.fix:
-                table.add_row("", "", "", Text(f"fix: {check.fix}", style="cyan"))
-        console.print(table)
+                body.append(f"\nfix: {check.fix}", style="cyan")
+            grid.add_row(Text(f"{_MARK[check.status]} {check.status.value}", style=style), body)
+        console.print(grid)
         if skipped and not verbose:
             console.print(Text(f"skipped: {', '.join(skipped)} (--verbose says why)", style="dim"))
         if verbose and self.probe_times:
