@@ -20,7 +20,7 @@ from typing import Any, Literal
 import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 SCHEMA_VERSION = 1
 MANIFEST_SCHEMA_VERSION = 1
@@ -318,6 +318,7 @@ class Matrix(_Model):
     images: dict[str, Image]
     aliases: dict[str, str] = Field(description="Short moving tag -> image entry name.")
     rules: Rules
+    _path: Path | None = PrivateAttr(None)  # the file it was loaded from, for error messages
 
     @field_validator("verl_version")
     @classmethod
@@ -356,6 +357,7 @@ class Matrix(_Model):
                     return image
         raise MatrixError(
             f"no image called '{name}'",
+            file=self._path,
             field="NAME",
             allowed="an entry name, an alias tag or an immutable tag; see `verl images list`: "
             + ", ".join(list(self.aliases) + list(self.images)),
@@ -647,6 +649,7 @@ def parse_matrix(text: str, file: str | os.PathLike = "matrix.yaml") -> Matrix:
     except ValidationError as exc:
         raise _from_validation_error(exc, file, lines) from None
     _cross_check(matrix, file, lines)
+    matrix._path = file
     return matrix
 
 
