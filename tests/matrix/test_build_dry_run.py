@@ -119,3 +119,22 @@ def test_build_refuses_a_stale_dockerfile(repo_copy):
     assert result.exit_code == 2
     assert "dockerfiles/rendered/cpu.Dockerfile is out of date" in result.output
     assert "verl images render" in result.output
+
+
+def test_real_build_reports_the_engine_failure_and_unstages_inputs(verl, tmp_path, monkeypatch):
+    # The real docker CLI against an engine that is not there: the build must fail clearly, exit non-zero,
+    # and leave nothing staged in the build context.
+    import shutil
+
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    wheelhouse = tmp_path / "wheels"
+    wheelhouse.mkdir()
+    (wheelhouse / "unstage_probe-1.0-py3-none-any.whl").write_bytes(b"")
+    result = verl("images", "build", "cpu", "--wheelhouse", str(wheelhouse))
+    assert not (REPO / "dockerfiles/context/wheels/unstage_probe-1.0-py3-none-any.whl").exists()
+    if shutil.which("docker") is None:
+        assert result.exit_code == 2 and "the docker command is not installed" in result.output
+    else:
+        assert result.exit_code != 0
+        assert "error: the build of cpu failed" in result.output
+        assert "DOCKER_BUILDKIT=1 docker build" in result.output  # the command is echoed before it runs
