@@ -13,6 +13,7 @@ from compat.checks import Check, Status
 
 _STYLE = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "bold red", Status.SKIP: "dim"}
 _MARK = {Status.PASS: "✔", Status.WARN: "!", Status.FAIL: "✘", Status.SKIP: "-"}
+_ASCII_MARK = {Status.PASS: "+", Status.WARN: "!", Status.FAIL: "x", Status.SKIP: "-"}  # for PYTHONIOENCODING=ascii
 
 
 @dataclass
@@ -60,6 +61,7 @@ class Report:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True)
         grid.add_column(overflow="fold")
+        marks = _MARK if console.encoding.lower().replace("-", "").startswith("utf") else _ASCII_MARK
         skipped = [c.name for c in self.checks if c.status is Status.SKIP]
         for check in self.checks:
             if check.status is Status.SKIP and not verbose:
@@ -70,7 +72,7 @@ class Report:
                 body.append(f"\nexpected {check.expected}, found {check.actual}", style="dim")
             if check.fix:
                 body.append(f"\nfix: {check.fix}", style="cyan")
-            grid.add_row(Text(f"{_MARK[check.status]} {check.status.value}", style=style), body)
+            grid.add_row(Text(f"{marks[check.status]} {check.status.value}", style=style), body)
         console.print(grid)
         if skipped and not verbose:
             console.print(Text(f"skipped: {', '.join(skipped)} (--verbose says why)", style="dim"))

@@ -123,3 +123,9 @@ def test_nvml_host_is_read_through_the_driver_library(fake, fake_nvml):
     assert torch["status"] == "WARN" and "will not be used" in torch["detail"]
     on_image = fake.run("doctor", "--json", "--image", "vllm011.latest")
     assert on_image.check("driver")["status"] == "PASS" and on_image.check("gpu-arch")["status"] == "PASS"
+
+
+def test_an_ascii_only_terminal_gets_ascii_marks_not_a_traceback(fake):
+    fake.env["PYTHONIOENCODING"] = "ascii"
+    result = fake.run("doctor")
+    assert result.rc == 0 and "+ PASS os" in result.stdout

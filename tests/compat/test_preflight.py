@@ -36,3 +36,12 @@ def test_preflight_fails_inside_an_image_whose_torch_drifted(monkeypatch, tmp_pa
 def test_preflight_with_an_unknown_image_raises_a_usage_problem():
     with pytest.raises(UsageProblem, match="no image called 'nope'"):
         run_preflight(image="nope")
+
+
+def test_without_any_matrix_the_matrix_rules_skip_and_say_so(monkeypatch, tmp_path):
+    monkeypatch.setattr("compat.doctor.default_matrix_path", lambda: tmp_path / "matrix.yaml")
+    monkeypatch.setenv("VERL_IMAGE_MANIFEST", str(tmp_path / "absent.json"))
+    report = run_preflight()
+    known_bad = next(c for c in report.checks if c.name == "known-bad")
+    assert known_bad.status.value == "SKIP" and f"no version matrix at {tmp_path}" in known_bad.detail
+    assert report.failed is False
