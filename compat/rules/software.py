@@ -23,10 +23,10 @@ def _image_choices(matrix, dist: str) -> list[str]:
 
 def _coupled_to_torch(ctx, dist: str) -> bool:
     """Packages whose wrong version breaks at import or run time: torch, the engine and what either pins exactly."""
-    if canonicalize_name(dist) == "torch" or ctx.matrix is None or ctx.target is None:
-        return canonicalize_name(dist) == "torch"
-    resolved = ctx.matrix.resolved.get(ctx.target.name)
-    if resolved is None:
+    if canonicalize_name(dist) == "torch":
+        return True
+    resolved = ctx.matrix.resolved.get(ctx.target.name) if ctx.matrix and ctx.target else None
+    if resolved is None:  # an image the matrix no longer lists: only torch is known to be coupled
         return False
     coupled = {resolved.engine.package, *resolved.engine.requires, *resolved.image.build_from_source}
     return canonicalize_name(dist) in {canonicalize_name(d) for d in coupled}
