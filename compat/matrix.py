@@ -86,8 +86,9 @@ def in_range(version: str, spec: str) -> bool:
     """`version` satisfies `spec` (a range or a bare version), pre-releases allowed.
 
     As in PEP 440, '==2.13.0' accepts '2.13.0+cpu' while '==2.13.0+cpu' refuses a plain '2.13.0'.
+    A `version` that is not a version at all (a probe's 'unknown') is in no range.
     """
-    return SpecifierSet(as_range(spec)).contains(version, prereleases=True)
+    return _is_version(version) and SpecifierSet(as_range(spec)).contains(version, prereleases=True)
 
 
 def _is_version(text: str) -> bool:
