@@ -50,7 +50,7 @@ def make_environment(templates: Path) -> jinja2.Environment:
     if not (templates / ROOT_TEMPLATE).is_file():
         raise MatrixError(f"template folder has no {ROOT_TEMPLATE}", file=templates,
                           allowed=f"a checkout with {TEMPLATES_DIR}/{ROOT_TEMPLATE} next to the matrix file")
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -58,6 +58,13 @@ def make_environment(templates: Path) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.filters["quoted"] = dockerfile_quoted
+    return env
+
+
+def dockerfile_quoted(text: str) -> str:
+    """A double-quoted Dockerfile word: quotes, backslashes and `$` (variable expansion) escaped."""
+    return '"' + re.sub(r'(["\\$])', r"\\\1", str(text)) + '"'
 
 
 def _template_location(exc: BaseException, templates: Path) -> tuple[Path | None, int | None]:

