@@ -29,11 +29,21 @@ def _with_shm(size: str) -> list[str]:
     return [*SMALL_SHM[:-1], SMALL_SHM[-1].format(size=size)]
 
 
-def test_docker_default_64mb_shm_fails_with_the_shm_size_flag(fake):
+def test_docker_default_64mb_shm_fails_in_a_gpu_image(fake):
+    from compat.matrix import load_matrix
+
+    manifest = load_matrix().resolve("vllm011.latest").manifest(git_revision="unknown", created="now")
+    fake.manifest(**manifest.model_dump())
     result = fake.run("doctor", "--json", prefix=_with_shm("64m"))
     assert result.rc == 1
     check = result.check("shm")
-    assert check["status"] == "FAIL" and "64 MiB" in check["detail"] and "Bus error" in check["detail"]
+    assert check["status"] == "FAIL" and "64 MiB" in check["detail"] and "NCCL fails" in check["detail"]
+    assert "--shm-size=10g" in check["fix"]
+
+
+def test_docker_default_64mb_shm_warns_on_a_cpu_machine(fake):
+    check = fake.run("doctor", "--json", prefix=_with_shm("64m")).check("shm")
+    assert check["status"] == "WARN" and "Ray moves its object store to /tmp" in check["detail"]
     assert "--shm-size=10g" in check["fix"]
 
 
