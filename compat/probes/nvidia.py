@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+
 from compat.probes._command import CommandFailed, run_tool
 from compat.probes.devices import MIB, Device, DeviceReport
 
@@ -11,6 +13,15 @@ SMI_QUERY = ["nvidia-smi", "--query-gpu=name,compute_cap,memory.total,driver_ver
 
 def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _driver_library_loads() -> bool:
+    """Can the driver's NVML library be loaded? Checked before importing pynvml, a 5000-line module."""
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
 
 
 def _from_nvml() -> DeviceReport:
@@ -63,6 +74,8 @@ def _from_smi(nvml_note: str) -> DeviceReport:
 
 
 def probe_nvidia() -> DeviceReport:
+    if not _driver_library_loads():
+        return _from_smi("no libnvidia-ml")
     try:
         report = _from_nvml()
         if report.devices:
@@ -70,6 +83,6 @@ def probe_nvidia() -> DeviceReport:
         nvml_note = "NVML sees no GPU"
     except ImportError:
         nvml_note = "nvidia-ml-py not installed"
-    except Exception as exc:  # pynvml.NVMLError_*: library not found, driver not loaded, ...
-        nvml_note = "no libnvidia-ml" if "Library Not Found" in str(exc) else f"NVML: {exc}"
+    except Exception as exc:  # pynvml.NVMLError_*: driver not loaded, GPU lost, ...
+        nvml_note = f"NVML: {exc}"
     return _from_smi(nvml_note)
