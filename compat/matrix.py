@@ -127,6 +127,10 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+# What each platform kind must state about its accelerator (and what its image manifests record).
+ACCELERATOR_FIELDS = {"cuda": ("cuda", "cudnn", "nccl"), "rocm": ("rocm",), "ascend": ("cann", "npu"), "cpu": ()}
+
+
 class Platform(_Model):
     """An accelerator stack plus OS and Python: what the image starts from."""
 
@@ -146,8 +150,7 @@ class Platform(_Model):
 
     @model_validator(mode="after")
     def _fields_for_kind(self) -> Platform:
-        needed = {"cuda": ("cuda", "cudnn", "nccl"), "rocm": ("rocm",), "ascend": ("cann", "npu"), "cpu": ()}
-        for name in needed[self.kind]:
+        for name in ACCELERATOR_FIELDS[self.kind]:
             if getattr(self, name) is None:
                 raise ValueError(f"a '{self.kind}' platform needs '{name}'")
         return self
@@ -155,19 +158,17 @@ class Platform(_Model):
     @property
     def accelerator(self) -> dict[str, str] | None:
         """The accelerator versions, as written into image manifests (None for CPU)."""
-        fields = {"cuda": ("cuda", "cudnn", "nccl"), "rocm": ("rocm",), "ascend": ("cann", "npu"), "cpu": ()}
-        return {name: getattr(self, name) for name in fields[self.kind]} or None
+        return {name: getattr(self, name) for name in ACCELERATOR_FIELDS[self.kind]} or None
 
     @property
     def short(self) -> str:
         """The accelerator part of tags: cu128, rocm6.4, cann8.3-910b, cpu."""
         if self.kind == "cuda":
-            major, minor = Version(self.cuda).release[:2]
-            return f"cu{major}{minor}"
+            return "cu" + _major_minor(self.cuda).replace(".", "")
         if self.kind == "rocm":
-            return "rocm" + ".".join(map(str, Version(self.rocm).release[:2]))
+            return "rocm" + _major_minor(self.rocm)
         if self.kind == "ascend":
-            return "cann" + ".".join(map(str, Version(self.cann).release[:2])) + f"-{self.npu}"
+            return f"cann{_major_minor(self.cann)}-{self.npu}"
         return "cpu"
 
     @property
