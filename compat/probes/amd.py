@@ -29,7 +29,8 @@ def _from_amdsmi() -> DeviceReport:
         devices, driver = [], None
         for handle in amdsmi.amdsmi_get_processor_handles():
             asic = amdsmi.amdsmi_get_gpu_asic_info(handle)
-            vram_mb = amdsmi.amdsmi_get_gpu_vram_info(handle).get("vram_size")
+            vram = amdsmi.amdsmi_get_gpu_vram_info(handle)
+            vram_mb = vram.get("vram_size", vram.get("vram_size_mb"))  # renamed in ROCm 6.1
             devices.append(
                 Device(
                     name=str(asic.get("market_name", "AMD GPU")),

@@ -129,3 +129,25 @@ def test_an_ascii_only_terminal_gets_ascii_marks_not_a_traceback(fake):
     fake.env["PYTHONIOENCODING"] = "ascii"
     result = fake.run("doctor")
     assert result.rc == 0 and "+ PASS os" in result.stdout
+
+
+AMDSMI = '''"""A stand-in for ROCm's amdsmi Python binding: one {name} ({arch}) per handle, two handles."""
+def amdsmi_init(): pass
+def amdsmi_shut_down(): pass
+def amdsmi_get_processor_handles(): return ["gpu0", "gpu1"]
+def amdsmi_get_gpu_asic_info(handle): return {{"market_name": "{name}", "target_graphics_version": "{arch}"}}
+def amdsmi_get_gpu_vram_info(handle): return {{"vram_type": "HBM3", "vram_size": 196608}}
+def amdsmi_get_gpu_driver_info(handle): return {{"driver_name": "amdgpu", "driver_version": "6.10.5"}}
+'''
+
+
+def test_amd_host_through_amdsmi_and_an_architecture_the_rocm_image_lacks(fake, tmp_path):
+    fake.module("amdsmi", AMDSMI.format(name="AMD Radeon PRO W7900", arch="gfx1100"))
+    (tmp_path / "rocm" / ".info").mkdir(parents=True)
+    (tmp_path / "rocm" / ".info" / "version").write_text("6.4.1-120\n")
+    fake.env["ROCM_PATH"] = str(tmp_path / "rocm")
+    result = fake.run("doctor", "--json", "--image", "vllm011.rocm.latest")
+    gpu = result.check("gpu:amd")["detail"]
+    assert gpu == "2 x AMD Radeon PRO W7900 (gfx1100, 192 GiB); driver 6.10.5, ROCm 6.4.1 (via amdsmi)"
+    arch = result.check("gpu-arch")
+    assert arch["status"] == "FAIL" and "gfx1100" in arch["detail"] and "gpu_archs include gfx1100" in arch["fix"]
