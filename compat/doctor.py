@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import compat.probes
 from compat.checks import Check, warn
 from compat.context import Context
 from compat.matrix import Matrix, MatrixError, default_matrix_path, load_matrix
+from compat.probes.image import manifest_path
 from compat.probing import Outcome, Probe, RunningProbes
 from compat.report import Report
 from compat.rules import load_rules
@@ -53,6 +55,8 @@ def _describe(target, image: str | None) -> str:
 def run_doctor(image: str | None = None, matrix_path: str | os.PathLike | None = None) -> Report:
     start = time.monotonic()
     probes = list(compat.probes.PROBES)  # read at call time, so tests can swap probes
+    if image is not None and not Path(manifest_path()).exists():
+        probes = [p for p in probes if not p.python_env]  # the image brings its own packages: no imports here
     if matrix_path is not None or image is not None:
         # Usage errors first: no probe (nor its child processes) should outlive a mistyped option.
         matrix, matrix_note, matrix_check = _load(matrix_path)

@@ -18,6 +18,7 @@ class Probe:
     func: Callable[[], Any]
     timeout_s: float
     fix: str  # what to do when the probe itself crashes or hangs
+    python_env: bool = False  # judges this Python environment: pointless for --image from outside that image
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ def _import_probe(dist: str, module: str) -> Probe:
         lambda: import_in_child(module, IMPORT_TIMEOUT_S),
         IMPORT_TIMEOUT_S + 2,
         f"run `python -c 'import {module}'` to see the error; reinstall {dist} if it hangs",
+        python_env=True,
     )
 
 
