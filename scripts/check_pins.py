@@ -25,6 +25,7 @@ import os
 import ssl
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -131,7 +132,9 @@ class Index:
         if name not in self._pages:
             local = [{"filename": p.name, "path": p} for folder in self.find_links for p in folder.glob("*.whl")
                      if canonicalize_name(p.name.split("-")[0]) == name]
-            remote = json.loads(_get(f"{self.url}/{name}/", SIMPLE_JSON))["files"]
+            page = f"{self.url}/{name}/"
+            remote = [{**f, "url": urllib.parse.urljoin(page, f["url"])}  # PEP 691 URLs may be relative
+                      for f in json.loads(_get(page, SIMPLE_JSON))["files"]]
             self._pages[name] = local + remote
         return self._pages[name]
 
@@ -190,29 +193,35 @@ def check_image(image: ResolvedImage, index: Index) -> list[Finding]:
     pins = {canonicalize_name(k): v for k, v in image.versions.items()}
     findings = []
     for package, version in pins.items():
-        public = Version(version).public
-        if Version(version) not in index.versions(package) and Version(public) not in index.versions(package):
-            findings.append(Finding("FAIL", image.name, package, f"{version} is not published on the index"))
-            continue
-        if package in {canonicalize_name(p) for p in image.image.build_from_source}:
-            findings.append(Finding("SKIP", image.name, package, f"{version} exists; compiled in the builder stage, "
-                                    "so the published wheel's requirements do not apply"))
-            continue
-        requirements = index.requirements(package, version, target)
-        if requirements is None:
-            findings.append(Finding("SKIP", image.name, package,
-                                    f"{version} exists; no {target.machine} wheel for Python {target.python} "
-                                    "to read requirements from (sdist or local build)"))
-            continue
-        problems = [
-            f"requires {req.name}{req.specifier}, pinned {pins[canonicalize_name(req.name)]}"
-            for req in requirements
-            if canonicalize_name(req.name) in pins and str(req.specifier)
-            and not req.specifier.contains(pins[canonicalize_name(req.name)], prereleases=True)
-        ]
-        findings.append(Finding("FAIL" if problems else "OK", image.name, package,
-                                "; ".join(problems) or f"{version}: its requirements on other pins agree"))
+        try:
+            findings.append(_check_pin(image, package, version, pins, index, target))
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile, StopIteration) as exc:
+            findings.append(Finding("FAIL", image.name, package, f"{version}: could not read its metadata ({exc})"))
     return findings
+
+
+def _check_pin(image: ResolvedImage, package: str, version: str, pins: dict[str, str], index: Index,
+               target: Target) -> Finding:
+    """One pin: published, and its requirements on the image's other pins met."""
+    published = index.versions(package)
+    if Version(version) not in published and Version(Version(version).public) not in published:
+        return Finding("FAIL", image.name, package, f"{version} is not published on the index")
+    if package in {canonicalize_name(p) for p in image.image.build_from_source}:
+        return Finding("SKIP", image.name, package,
+                       f"{version} exists; compiled in the builder stage, so the published wheel's requirements "
+                       "do not apply")
+    requirements = index.requirements(package, version, target)
+    if requirements is None:
+        return Finding("SKIP", image.name, package, f"{version} exists; no {target.machine} wheel for Python "
+                       f"{target.python} to read requirements from (sdist or local build)")
+    problems = [
+        f"requires {req.name}{req.specifier}, pinned {pins[canonicalize_name(req.name)]}"
+        for req in requirements
+        if canonicalize_name(req.name) in pins and str(req.specifier)
+        and not req.specifier.contains(pins[canonicalize_name(req.name)], prereleases=True)
+    ]
+    return Finding("FAIL" if problems else "OK", image.name, package,
+                   "; ".join(problems) or f"{version}: its requirements on other pins agree")
 
 
 def check_engine_declarations(images: list[ResolvedImage], index: Index) -> list[Finding]:
