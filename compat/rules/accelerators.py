@@ -11,12 +11,17 @@ from compat.units import gib
 
 VENDOR_OF_PLATFORM = {"cuda": "nvidia", "rocm": "amd", "ascend": "ascend"}
 PLATFORM_OF_VENDOR = {vendor: platform for platform, vendor in VENDOR_OF_PLATFORM.items()}
-_EXPOSE = {
-    "nvidia": "start the container with `--gpus all` (NVIDIA Container Toolkit) and check `nvidia-smi` on the host",
-    "amd": "start the container with `--device /dev/kfd --device /dev/dri --group-add video`",
-    "ascend": "start the container with `--device /dev/davinci0 --device /dev/davinci_manager --device /dev/hisi_hdc` "
-    "and mount /usr/local/Ascend/driver",
+# `docker run` flags that hand each kind of device to a container.
+DEVICE_FLAGS = {
+    "cuda": "--gpus all",
+    "rocm": "--device /dev/kfd --device /dev/dri --group-add video",
+    "ascend": "--device /dev/davinci0 --device /dev/davinci_manager --device /dev/hisi_hdc "
+    "-v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro",
 }
+_EXPOSE = {
+    vendor: f"start the container with `{DEVICE_FLAGS[platform]}`" for platform, vendor in VENDOR_OF_PLATFORM.items()
+}
+_EXPOSE["nvidia"] += " (NVIDIA Container Toolkit) and check `nvidia-smi` on the host"
 
 
 def major_minor(version: str) -> str:

@@ -6,6 +6,7 @@ import resource
 
 from compat.checks import fail, passed, skip, warn
 from compat.rules import rule
+from compat.rules.accelerators import DEVICE_FLAGS
 from compat.units import GIB, gib
 
 
@@ -26,10 +27,13 @@ def shared_memory(ctx):
     size = ctx.fact("limits").shm_bytes
     recommended = f"{host.shm_recommended_gib:g}g"
     if ctx.host_only:
-        # A container gets its own /dev/shm (64 MB by default) and the daemon's ulimits, not this shell's.
-        memlock = " --ulimit memlock=-1" if host.memlock_unlimited and ctx.target.is_gpu else ""
-        yield skip("shm", f"judged inside the container; start {ctx.target.tag} with `docker run "
-                   f"--shm-size={recommended}{memlock} --ulimit nofile={host.nofile_recommended}:{host.nofile_recommended}`")
+        # A container gets its own /dev/shm (64 MB by default) and the daemon's ulimits, not this shell's:
+        # say how to start it rather than judge this shell.
+        target, reference = ctx.target, ctx.matrix.resolve(ctx.target.tag).reference(ctx.target.tag)
+        flags = [DEVICE_FLAGS.get(target.platform, ""), f"--shm-size={recommended}",
+                 f"--ulimit nofile={host.nofile_recommended}:{host.nofile_recommended}",
+                 "--ulimit memlock=-1" if host.memlock_unlimited and target.is_gpu else ""]
+        yield passed("docker-run", f"start it with: docker run {' '.join(f for f in flags if f)} -it {reference}")
         return
     remedy = (f"restart the container with `--shm-size={recommended}` (or `--ipc=host`)" if _container(ctx)
               else f"`sudo mount -o remount,size={recommended.upper()} /dev/shm`")

@@ -24,6 +24,9 @@ def test_driver_new_enough_passes(fake):
     assert result.check("driver")["status"] == "PASS"
     assert result.check("gpu-arch")["status"] == "PASS"
     assert "4 x NVIDIA H100 80GB HBM3 (compute 9.0, 80 GiB)" in result.check("gpu:nvidia")["detail"]
+    # From outside the image, doctor says how to start it instead of judging this shell's /dev/shm.
+    run = result.check("docker-run")["detail"]
+    assert "docker run --gpus all --shm-size=10g" in run and run.endswith("verlai/verl:vllm011.latest")
 
 
 def test_gpu_architecture_the_image_lacks_fails_with_no_kernel_image(fake):
