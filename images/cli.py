@@ -96,7 +96,7 @@ def list_images(platform: str | None, engine: str | None, as_json: bool) -> None
     Console(width=max(160, Console().width)).print(table)
 
 
-@images.command()
+@images.command(short_help="The fully resolved entry NAME.")
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of YAML.")
 def show(name: str, as_json: bool) -> None:
@@ -124,7 +124,7 @@ def show(name: str, as_json: bool) -> None:
         click.echo(yaml.safe_dump(resolved, sort_keys=False, width=120), nl=False)
 
 
-@images.command()
+@images.command(short_help="Render the Dockerfiles and docs/support.md (--check: drift).")
 @click.argument("names", nargs=-1)
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 naming each file that differs from a fresh render.")
 def render(names: tuple[str, ...], check: bool) -> None:
@@ -144,7 +144,7 @@ def render(names: tuple[str, ...], check: bool) -> None:
         click.echo(f"wrote {path}")
 
 
-@images.command()
+@images.command(short_help="Build one image (--dry-run: print the engine command).")
 @click.argument("name")
 @click.option("--dry-run", is_flag=True, help="Print the exact engine command(s) and stop.")
 @click.option("--engine", default="docker", show_default=True, type=click.Choice(builder.ENGINES),
@@ -161,7 +161,15 @@ def render(names: tuple[str, ...], check: bool) -> None:
 def build(name: str, dry_run: bool, engine: str, tags: tuple[str, ...], build_args: tuple[str, ...],
           base_image: str | None, wheelhouse: Path | None, ca_certs: tuple[Path, ...], pip_index: str | None,
           extra_pip: tuple[str, ...], push: bool, no_cache: bool) -> None:
-    """Build the image NAME (entry name, alias tag or immutable tag) from its rendered Dockerfile."""
+    """Build the image NAME (entry name, alias tag or immutable tag) from its rendered Dockerfile.
+
+    \b
+    Examples:
+      verl images build vllm011.latest --dry-run
+      verl images build cpu --base-image registry.corp/debian:bookworm --ca-cert corp-root.pem \\
+          --pip-index https://pypi.corp/simple --extra-pip wandb --build-arg TRANSFORMERS_VERSION=5.18.0
+      verl images build cpu --wheelhouse ./wheels          # air-gapped: wheels instead of indexes
+    """
     matrix, layout = _load()
     image = matrix.resolve(name)
     outputs = render_outputs(matrix, layout, [image.name])
@@ -186,7 +194,7 @@ def build(name: str, dry_run: bool, engine: str, tags: tuple[str, ...], build_ar
     click.echo(f"built {image.name}: " + ", ".join(builder.full_reference(image, t) for t in (tags or image.tags)))
 
 
-@images.command()
+@images.command(short_help="Write a buildx bake file for the whole matrix.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=Path("docker-bake.json"),
               show_default=True, help="Where to write the bake file ('-' for stdout).")
 @click.option("--registry", help="Repository for the tags instead of the matrix's registry.")
