@@ -13,7 +13,12 @@ from compat.doctor import UsageProblem, run_doctor
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: the checks and a summary.")
 @click.option("--image", metavar="NAME|TAG", help="Judge this host for a matrix image (entry name, alias or full tag).")
-@click.option("-v", "--verbose", is_flag=True, help="Also show skipped checks and why, expected and found values, the slowest probes.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also show skipped checks and why, expected and found values, the slowest probes.",
+)
 @click.pass_context
 def doctor(ctx: click.Context, as_json: bool, image: str | None, verbose: bool) -> None:
     """Check GPUs, drivers, CUDA/ROCm/CANN, packages, /dev/shm and the image against the version matrix.

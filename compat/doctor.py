@@ -41,8 +41,9 @@ def _load(matrix_path: str | os.PathLike | None) -> tuple[Matrix | None, str | N
 
 def _probe_failure(probe: Probe, outcome: Outcome) -> Check:
     what = "hung" if outcome.timed_out else "failed"
-    return warn(probe.name, f"the {probe.name} probe {what}: {outcome.error}; the checks that need it were skipped",
-                probe.fix)
+    return warn(
+        probe.name, f"the {probe.name} probe {what}: {outcome.error}; the checks that need it were skipped", probe.fix
+    )
 
 
 def _describe(target, image: str | None) -> str:
@@ -80,16 +81,27 @@ def run_doctor(image: str | None = None, matrix_path: str | os.PathLike | None =
     except BadManifest as exc:
         target, extra["bad_manifest"] = None, str(exc)
 
-    ctx = Context(facts=outcomes, matrix=matrix, target=target, matrix_note=matrix_note,
-                  inside_image=manifest is not None, extra=extra)
+    ctx = Context(
+        facts=outcomes,
+        matrix=matrix,
+        target=target,
+        matrix_note=matrix_note,
+        inside_image=manifest is not None,
+        extra=extra,
+    )
     for rule in load_rules():
         if any(not outcomes[need].ok for need in rule.needs if need in outcomes):
             continue  # the probe's own WARN already explains what could not be checked
         try:
             checks.extend(rule.func(ctx))
         except Exception as exc:  # noqa: BLE001 - a bug in one rule must not hide the other verdicts
-            checks.append(warn(rule.name, f"this check crashed: {type(exc).__name__}: {exc}",
-                               "report it with the output of `verl doctor --json --verbose`"))
+            checks.append(
+                warn(
+                    rule.name,
+                    f"this check crashed: {type(exc).__name__}: {exc}",
+                    "report it with the output of `verl doctor --json --verbose`",
+                )
+            )
     return Report(
         checks=checks,
         target=_describe(target, image),

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -50,16 +51,19 @@ class RunningProbes:
             outcome = Outcome(value=probe.func(), elapsed_s=time.monotonic() - started)
         except BaseException as exc:  # noqa: BLE001 - isolation is the point: any crash becomes a verdict
             first_line = next(iter(str(exc).strip().splitlines()), "")
-            outcome = Outcome(error=f"{type(exc).__name__}: {first_line}" if first_line else type(exc).__name__,
-                              elapsed_s=time.monotonic() - started)
+            outcome = Outcome(
+                error=f"{type(exc).__name__}: {first_line}" if first_line else type(exc).__name__,
+                elapsed_s=time.monotonic() - started,
+            )
         # setdefault, never assignment: a probe that answers after its timeout must not replace the verdict.
         self._results.setdefault(probe.name, outcome)
 
     def collect(self) -> dict[str, Outcome]:
         for probe, thread, started in self._threads:
             thread.join(max(0.0, started + probe.timeout_s - time.monotonic()))
-            timed_out = Outcome(error=f"no answer within {probe.timeout_s:g} s", timed_out=True,
-                                elapsed_s=probe.timeout_s)
+            timed_out = Outcome(
+                error=f"no answer within {probe.timeout_s:g} s", timed_out=True, elapsed_s=probe.timeout_s
+            )
             self._results.setdefault(probe.name, timed_out)
         return dict(self._results)
 

@@ -46,8 +46,10 @@ def main() -> int:
         print(f"{name:18s} median {statistics.median(runs):.3f} s  (runs: {', '.join(f'{t:.3f}' for t in runs)})")
     ratio = doctor / collect
     met = ratio <= 0.2 and doctor < 1.0
-    print(f"ratio doctor/collect_env = {ratio:.3f} (1/{1 / ratio:.1f}); goal <= 0.200 and doctor < 1 s: "
-          f"{'met' if met else 'MISSED'}")
+    print(
+        f"ratio doctor/collect_env = {ratio:.3f} (1/{1 / ratio:.1f}); goal <= 0.200 and doctor < 1 s: "
+        f"{'met' if met else 'MISSED'}"
+    )
     return 0 if met else 1
 
 

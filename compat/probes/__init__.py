@@ -38,9 +38,19 @@ PROBES: list[Probe] = [
     Probe("amd", probe_amd, 10, _SMI_FIX.format(tool="rocm-smi")),
     Probe("ascend", probe_ascend, 10, _SMI_FIX.format(tool="npu-smi info")),
     Probe("packages", probe_packages, 5, "run `pip check`; remove broken *.dist-info folders it names"),
-    Probe("cuda_stack", lambda: probe_cuda_stack(probe_packages()), 5, "run `pip list | grep nvidia-` and check /usr/local/cuda"),
+    Probe(
+        "cuda_stack",
+        lambda: probe_cuda_stack(probe_packages()),
+        5,
+        "run `pip list | grep nvidia-` and check /usr/local/cuda",
+    ),
     Probe("limits", probe_limits, 2, "check that /dev/shm is mounted: `df -h /dev/shm`"),
     Probe("manifest", probe_manifest, 2, "the image manifest is damaged: pull the image again"),
-    Probe("verl_source", probe_verl_source, 2, "reinstall verl: `pip install --no-deps -e <checkout>` or pull the image again"),
+    Probe(
+        "verl_source",
+        probe_verl_source,
+        2,
+        "reinstall verl: `pip install --no-deps -e <checkout>` or pull the image again",
+    ),
     *(_import_probe(dist, module) for dist, module in NATIVE_MODULES.items()),
 ]

@@ -39,7 +39,9 @@ def _from_amdsmi() -> DeviceReport:
                 )
             )
             driver = amdsmi.amdsmi_get_gpu_driver_info(handle).get("driver_version", driver)
-        return DeviceReport(vendor="amd", source="amdsmi", devices=devices, driver_version=driver, stack_version=rocm_release())
+        return DeviceReport(
+            vendor="amd", source="amdsmi", devices=devices, driver_version=driver, stack_version=rocm_release()
+        )
     finally:
         amdsmi.amdsmi_shut_down()
 
@@ -75,4 +77,6 @@ def probe_amd() -> DeviceReport:
     if out is None:
         return DeviceReport(vendor="amd", source="none", note="no amdsmi, no rocm-smi")
     devices, driver = parse_smi_json(out)
-    return DeviceReport(vendor="amd", source="rocm-smi", devices=devices, driver_version=driver, stack_version=rocm_release())
+    return DeviceReport(
+        vendor="amd", source="rocm-smi", devices=devices, driver_version=driver, stack_version=rocm_release()
+    )

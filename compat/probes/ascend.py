@@ -57,4 +57,6 @@ def probe_ascend() -> DeviceReport:
     if out is None:
         return DeviceReport(vendor="ascend", source="none", note="no npu-smi", stack_version=cann_release())
     devices, driver = parse_npu_smi(out)
-    return DeviceReport(vendor="ascend", source="npu-smi", devices=devices, driver_version=driver, stack_version=cann_release())
+    return DeviceReport(
+        vendor="ascend", source="npu-smi", devices=devices, driver_version=driver, stack_version=cann_release()
+    )

@@ -20,8 +20,11 @@ _WHEELS = {
     "nccl": ("nvidia-nccl-cu12", "nvidia-nccl-cu13", "nvidia-nccl"),
 }
 _LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/local/cuda/lib64")
-_CUDNN_HEADERS = ("/usr/include/cudnn_version.h", "/usr/include/x86_64-linux-gnu/cudnn_version_v9.h",
-                  "/usr/local/cuda/include/cudnn_version.h")
+_CUDNN_HEADERS = (
+    "/usr/include/cudnn_version.h",
+    "/usr/include/x86_64-linux-gnu/cudnn_version_v9.h",
+    "/usr/local/cuda/include/cudnn_version.h",
+)
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,11 @@ def _git_head(directory: Path) -> str | None:
 
 def probe_verl_source() -> VerlSource:
     spec = importlib.util.find_spec("verl")  # locates the package; executes nothing
-    location = str(Path(next(iter(spec.submodule_search_locations))).resolve()) if spec and spec.submodule_search_locations else None
+    location = (
+        str(Path(next(iter(spec.submodule_search_locations))).resolve())
+        if spec and spec.submodule_search_locations
+        else None
+    )
     try:
         dist = md.distribution("verl")
         version = dist.version
@@ -82,4 +86,6 @@ def probe_verl_source() -> VerlSource:
     if not editable and project and {"site-packages", "dist-packages"} & set(Path(project).parts):
         project = None  # an installed copy: no checkout to describe
     revision = _git_head(Path(project)) if project else None
-    return VerlSource(version, location, editable or revision is not None, project if editable or revision else None, revision)
+    return VerlSource(
+        version, location, editable or revision is not None, project if editable or revision else None, revision
+    )

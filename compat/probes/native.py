@@ -56,5 +56,7 @@ def import_in_child(module: str, timeout_s: float) -> ImportResult:
     if proc.returncode == 0:
         return ImportResult(module, True, ok=True, elapsed_s=elapsed)
     if proc.returncode < 0:
-        return ImportResult(module, True, error=f"the interpreter was killed by signal {-proc.returncode}", elapsed_s=elapsed)
+        return ImportResult(
+            module, True, error=f"the interpreter was killed by signal {-proc.returncode}", elapsed_s=elapsed
+        )
     return ImportResult(module, True, error=_last_error_line(proc.stderr), elapsed_s=elapsed)

@@ -6,7 +6,6 @@ A rule whose probe failed is not run: the probe's own verdict (WARN, with its fi
 from __future__ import annotations
 
 import importlib
-
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 

@@ -56,8 +56,11 @@ def accelerators(ctx):
     for report in reports:
         if report.problem:
             level = fail if report.vendor == wanted else warn
-            yield level(f"gpu:{report.vendor}", f"{report.source} is installed but fails: {report.problem}",
-                        f"load the driver on the host (`{report.source}` must work there), then {_EXPOSE[report.vendor]}")
+            yield level(
+                f"gpu:{report.vendor}",
+                f"{report.source} is installed but fails: {report.problem}",
+                f"load the driver on the host (`{report.source}` must work there), then {_EXPOSE[report.vendor]}",
+            )
         elif report.present:
             yield passed(f"gpu:{report.vendor}", _describe(report))
     if any(r.present or r.problem for r in reports):
@@ -68,8 +71,11 @@ def accelerators(ctx):
     elif wanted is None:
         yield passed("gpu", f"no GPU or NPU found, as expected for the CPU image {target.tag}")
     else:
-        yield warn("gpu", f"no {wanted} device visible, but image {target.tag} is built for {target.platform} ({notes})",
-                   f"run on a host with {wanted} devices and {_EXPOSE[wanted]}; for CPU-only work use a cpu image")
+        yield warn(
+            "gpu",
+            f"no {wanted} device visible, but image {target.tag} is built for {target.platform} ({notes})",
+            f"run on a host with {wanted} devices and {_EXPOSE[wanted]}; for CPU-only work use a cpu image",
+        )
 
 
 def _host_cuda(ctx) -> tuple[str | None, str]:
@@ -107,18 +113,29 @@ def nvidia_driver(ctx):
         return
     needed = ctx.matrix.rules.min_driver_for(cuda)
     if needed is None:
-        yield warn("driver", f"the matrix has no minimum driver for CUDA {major_minor(cuda)} ({why})",
-                   f"add CUDA {major_minor(cuda)} to rules.min_driver in the matrix, or use an image the matrix lists")
+        yield warn(
+            "driver",
+            f"the matrix has no minimum driver for CUDA {major_minor(cuda)} ({why})",
+            f"add CUDA {major_minor(cuda)} to rules.min_driver in the matrix, or use an image the matrix lists",
+        )
     elif _older(report.driver_version, needed):
         others = _images_for_driver(ctx.matrix, report.driver_version)
         alternative = f", or use an image built for an older CUDA: {', '.join(others)}" if others else ""
-        yield fail("driver", f"NVIDIA driver {report.driver_version} is older than {needed}, the minimum for "
-                   f"CUDA {major_minor(cuda)} ({why}); CUDA calls will fail with 'driver version is insufficient'",
-                   f"upgrade the host's NVIDIA driver to {needed} or newer{alternative}",
-                   expected=f">={needed}", actual=report.driver_version)
+        yield fail(
+            "driver",
+            f"NVIDIA driver {report.driver_version} is older than {needed}, the minimum for "
+            f"CUDA {major_minor(cuda)} ({why}); CUDA calls will fail with 'driver version is insufficient'",
+            f"upgrade the host's NVIDIA driver to {needed} or newer{alternative}",
+            expected=f">={needed}",
+            actual=report.driver_version,
+        )
     else:
-        yield passed("driver", f"NVIDIA driver {report.driver_version} >= {needed}, the minimum for CUDA "
-                     f"{major_minor(cuda)} ({why})", expected=f">={needed}", actual=report.driver_version)
+        yield passed(
+            "driver",
+            f"NVIDIA driver {report.driver_version} >= {needed}, the minimum for CUDA {major_minor(cuda)} ({why})",
+            expected=f">={needed}",
+            actual=report.driver_version,
+        )
 
 
 def _arch_matches(vendor: str, device_arch: str, built: list[str]) -> bool:
@@ -132,8 +149,11 @@ def _arch_matches(vendor: str, device_arch: str, built: list[str]) -> bool:
 
 
 def _images_with_arch(matrix, vendor: str, arch: str) -> list[str]:
-    return [r.aliases[0] if r.aliases else r.immutable_tag for r in matrix.resolved.values()
-            if r.platform.kind == PLATFORM_OF_VENDOR[vendor] and _arch_matches(vendor, arch, r.image.gpu_archs)]
+    return [
+        r.aliases[0] if r.aliases else r.immutable_tag
+        for r in matrix.resolved.values()
+        if r.platform.kind == PLATFORM_OF_VENDOR[vendor] and _arch_matches(vendor, arch, r.image.gpu_archs)
+    ]
 
 
 @rule("nvidia", "amd", "ascend")
@@ -147,15 +167,26 @@ def gpu_architecture(ctx):
     missing = sorted({d.arch for d in report.devices if not _arch_matches(report.vendor, d.arch, target.gpu_archs)})
     built = ", ".join(target.gpu_archs) or "none listed"
     if not missing:
-        yield passed("gpu-arch", f"{', '.join(sorted({d.arch for d in report.devices}))} is among the architectures "
-                     f"image {target.tag} is built for ({built})")
+        yield passed(
+            "gpu-arch",
+            f"{', '.join(sorted({d.arch for d in report.devices}))} is among the architectures "
+            f"image {target.tag} is built for ({built})",
+        )
         return
     others = [t for arch in missing for t in _images_with_arch(ctx.matrix, report.vendor, arch)] if ctx.matrix else []
-    instead = f"use image {', '.join(dict.fromkeys(others))}" if others else (
-        f"build a custom image whose gpu_archs include {', '.join(missing)} (add it to the entry in matrix.yaml)")
-    yield fail("gpu-arch", f"this {report.vendor} device is {', '.join(missing)}, but image {target.tag} is built for "
-               f"{built}; kernels will fail with 'no kernel image is available for execution on the device'",
-               instead, expected=built, actual=", ".join(missing))
+    instead = (
+        f"use image {', '.join(dict.fromkeys(others))}"
+        if others
+        else (f"build a custom image whose gpu_archs include {', '.join(missing)} (add it to the entry in matrix.yaml)")
+    )
+    yield fail(
+        "gpu-arch",
+        f"this {report.vendor} device is {', '.join(missing)}, but image {target.tag} is built for "
+        f"{built}; kernels will fail with 'no kernel image is available for execution on the device'",
+        instead,
+        expected=built,
+        actual=", ".join(missing),
+    )
 
 
 @rule("cuda_stack", "nvidia")
@@ -166,25 +197,44 @@ def cuda_libraries(ctx):
     target = ctx.target
     if not (stack.cuda_runtime or stack.cudnn or stack.nccl):
         if target and target.platform == "cuda":
-            yield fail("cuda-libs", "no CUDA runtime, cuDNN or NCCL found (no nvidia-* wheels, no /usr/local/cuda)",
-                       f"reinstall torch with its CUDA libraries: `pip install torch=={target.pins.get('torch', '<pin>')}`"
-                       " (the image's constraints file pins the rest)")
+            yield fail(
+                "cuda-libs",
+                "no CUDA runtime, cuDNN or NCCL found (no nvidia-* wheels, no /usr/local/cuda)",
+                f"reinstall torch with its CUDA libraries: `pip install torch=={target.pins.get('torch', '<pin>')}`"
+                " (the image's constraints file pins the rest)",
+            )
         else:
             yield skip("cuda-libs", "no CUDA runtime, cuDNN or NCCL installed")
         return
-    parts = (("cuda", "cuda_runtime", stack.cuda_runtime), ("cudnn", "cudnn", stack.cudnn), ("nccl", "nccl", stack.nccl))
+    parts = (
+        ("cuda", "cuda_runtime", stack.cuda_runtime),
+        ("cudnn", "cudnn", stack.cudnn),
+        ("nccl", "nccl", stack.nccl),
+    )
     found = ", ".join(f"{label} {version} ({stack.sources[key]})" for label, key, version in parts if version)
     cuda = target.accelerator.get("cuda") if target and target.platform == "cuda" else stack.cuda_runtime
-    if target and target.platform == "cuda" and stack.cuda_runtime and major_minor(stack.cuda_runtime) != major_minor(cuda):
-        yield fail("cuda-libs", f"CUDA runtime {stack.cuda_runtime} installed, image {target.tag} is built for CUDA {cuda}",
-                   f"reinstall the matching runtime: `pip install torch=={target.pins.get('torch', '<pin>')}` "
-                   f"(it pulls nvidia-cuda-runtime for CUDA {major_minor(cuda)})")
+    if (
+        target
+        and target.platform == "cuda"
+        and stack.cuda_runtime
+        and major_minor(stack.cuda_runtime) != major_minor(cuda)
+    ):
+        yield fail(
+            "cuda-libs",
+            f"CUDA runtime {stack.cuda_runtime} installed, image {target.tag} is built for CUDA {cuda}",
+            f"reinstall the matching runtime: `pip install torch=={target.pins.get('torch', '<pin>')}` "
+            f"(it pulls nvidia-cuda-runtime for CUDA {major_minor(cuda)})",
+        )
         return
     allowed = ctx.matrix.rules.cudnn.get(major_minor(cuda)) if ctx.matrix and cuda else None
     if allowed and stack.cudnn and not in_range(stack.cudnn, allowed):
-        yield fail("cuda-libs", f"cuDNN {stack.cudnn} is outside {allowed}, the range supported with CUDA "
-                   f"{major_minor(cuda)}", f"install a supported cuDNN: `pip install 'nvidia-cudnn-cu{cuda.split('.')[0]}{allowed}'`",
-                   expected=allowed, actual=stack.cudnn)
+        yield fail(
+            "cuda-libs",
+            f"cuDNN {stack.cudnn} is outside {allowed}, the range supported with CUDA {major_minor(cuda)}",
+            f"install a supported cuDNN: `pip install 'nvidia-cudnn-cu{cuda.split('.')[0]}{allowed}'`",
+            expected=allowed,
+            actual=stack.cudnn,
+        )
         return
     yield passed("cuda-libs", found)
 
@@ -216,15 +266,21 @@ def torch_build(ctx):
     gpus = [r for r in (ctx.fact("nvidia"), ctx.fact("amd")) if r.present]
     if target is None and kind == "cpu" and gpus:
         platform = PLATFORM_OF_VENDOR[gpus[0].vendor]
-        yield warn("torch", f"torch {torch} is a CPU build, so the {gpus[0].vendor} GPUs here will not be used",
-                   f"install a {platform} build of torch (https://pytorch.org/get-started/locally/), or use the image "
-                   "`verl doctor` recommends for this host")
+        yield warn(
+            "torch",
+            f"torch {torch} is a CPU build, so the {gpus[0].vendor} GPUs here will not be used",
+            f"install a {platform} build of torch (https://pytorch.org/get-started/locally/), or use the image "
+            "`verl doctor` recommends for this host",
+        )
         return
     if target is None or kind == target.platform or target.platform == "ascend" and kind == "cpu":
         # torch_npu runs on the CPU build of torch, so cpu is right for Ascend too.
         yield passed("torch", f"torch {torch} ({kind} build)")
         return
     level = fail if target.is_gpu else warn
-    yield level("torch", f"torch {torch} is a {kind} build, image {target.tag} needs a {target.platform} build",
-                f"`pip install --force-reinstall torch=={target.pins.get('torch', '<pin>')}` from the {target.platform} index "
-                "(the image's PIP_CONSTRAINT and pip config point at it)")
+    yield level(
+        "torch",
+        f"torch {torch} is a {kind} build, image {target.tag} needs a {target.platform} build",
+        f"`pip install --force-reinstall torch=={target.pins.get('torch', '<pin>')}` from the {target.platform} index "
+        "(the image's PIP_CONSTRAINT and pip config point at it)",
+    )

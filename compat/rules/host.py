@@ -10,7 +10,8 @@ from compat.units import gib
 @rule("host")
 def os_and_cpu(ctx):
     host = ctx.fact("host")
-    detail = f"{host.os_name}, kernel {host.kernel}, {host.machine}, {host.cpu_count} x {host.cpu_model}, {gib(host.memory_bytes)} RAM"
+    cpus = f"{host.cpu_count} x {host.cpu_model}"
+    detail = f"{host.os_name}, kernel {host.kernel}, {host.machine}, {cpus}, {gib(host.memory_bytes)} RAM"
     if host.system != "Linux":
         yield warn("os", detail, "verl trains on Linux: run it in one of the verl images (`docker run ...`)")
     else:

@@ -16,20 +16,29 @@ def image_manifest(ctx):
     if manifest.data is None:
         yield skip("image", f"not inside a verl image (no manifest at {manifest.path})")
     elif bad := ctx.extra.get("bad_manifest"):
-        yield fail("image", f"the image manifest {manifest.path} is damaged: {bad}",
-                   "pull the image again (`docker pull <tag>`); if you built it, rebuild with `verl images build`")
+        yield fail(
+            "image",
+            f"the image manifest {manifest.path} is damaged: {bad}",
+            "pull the image again (`docker pull <tag>`); if you built it, rebuild with `verl images build`",
+        )
     else:
         data = manifest.data
-        yield passed("image", f"{data.get('immutable_tag')} (entry {data.get('entry')}, built {data.get('created')} "
-                     f"from revision {str(data.get('git_revision'))[:12]})")
+        yield passed(
+            "image",
+            f"{data.get('immutable_tag')} (entry {data.get('entry')}, built {data.get('created')} "
+            f"from revision {str(data.get('git_revision'))[:12]})",
+        )
 
 
 @rule("verl_source", "manifest")
 def verl_source(ctx):
     source = ctx.fact("verl_source")
     if source.location is None:
-        yield fail("verl", "the verl package cannot be found on sys.path",
-                   "`pip install --no-deps -e /workspace/verl` for a mounted checkout, or `pip install verl`")
+        yield fail(
+            "verl",
+            "the verl package cannot be found on sys.path",
+            "`pip install --no-deps -e /workspace/verl` for a mounted checkout, or `pip install verl`",
+        )
         return
     kind = f"checkout {source.project_dir}" if source.checkout else f"installed copy {source.location}"
     revision = f" at {source.git_revision[:12]}" if source.git_revision else ""
@@ -39,20 +48,34 @@ def verl_source(ctx):
         yield passed("verl", detail)
         return
     if source.version and target.verl_version and not same_version(source.version, target.verl_version):
-        yield warn("verl", f"{detail}, but the image was built for verl {target.verl_version}",
-                   _match_fix(source, target), expected=target.verl_version, actual=source.version)
+        yield warn(
+            "verl",
+            f"{detail}, but the image was built for verl {target.verl_version}",
+            _match_fix(source, target),
+            expected=target.verl_version,
+            actual=source.version,
+        )
     elif source.checkout and source.git_revision and target.git_revision and source.git_revision != target.git_revision:
-        yield warn("verl", f"{detail}, but the image was built from revision {target.git_revision[:12]}",
-                   _match_fix(source, target), expected=target.git_revision[:12], actual=source.git_revision[:12])
+        yield warn(
+            "verl",
+            f"{detail}, but the image was built from revision {target.git_revision[:12]}",
+            _match_fix(source, target),
+            expected=target.git_revision[:12],
+            actual=source.git_revision[:12],
+        )
     else:
         yield passed("verl", f"{detail}, matching the image")
 
 
 def _match_fix(source, target) -> str:
     where = source.project_dir or "/workspace/verl"
-    back = f"`git -C {where} checkout {target.git_revision[:12]}` to match the image, or " if target.git_revision else ""
-    return (f"{back}pull an image built from your revision; if your change needs other package versions, "
-            f"build a custom image (`verl images build`)")
+    back = (
+        f"`git -C {where} checkout {target.git_revision[:12]}` to match the image, or " if target.git_revision else ""
+    )
+    return (
+        f"{back}pull an image built from your revision; if your change needs other package versions, "
+        f"build a custom image (`verl images build`)"
+    )
 
 
 def _newest_first(resolved) -> tuple:
@@ -88,9 +111,12 @@ def recommended_image(ctx):
         fitting.append(resolved)
     hardware = f"{len(report.devices)} x {report.devices[0].name}" if report else "no GPU"
     if not fitting:
-        yield warn("recommend", f"no image in the matrix fits this host ({hardware}): {'; '.join(blocked) or 'none for ' + platform}",
-                   "upgrade the driver as listed, or add an entry for this hardware to matrix.yaml and build it "
-                   "(`verl images build`)")
+        yield warn(
+            "recommend",
+            f"no image in the matrix fits this host ({hardware}): {'; '.join(blocked) or 'none for ' + platform}",
+            "upgrade the driver as listed, or add an entry for this hardware to matrix.yaml and build it "
+            "(`verl images build`)",
+        )
         return
     best = sorted(fitting, key=_newest_first)[0]
     tag = best.aliases[0] if best.aliases else best.immutable_tag

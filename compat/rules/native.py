@@ -6,7 +6,7 @@ import re
 
 from compat.checks import fail, passed, skip, warn
 from compat.probes.native import NATIVE_MODULES
-from compat.rules import Rule, RULES
+from compat.rules import RULES, Rule
 
 _MISSING_MODULE = re.compile(r"No module named '([^']+)'")
 
@@ -30,21 +30,33 @@ def judge_import(ctx, dist: str, module: str):
     error = result.error or "unknown error"
     torch = ctx.fact("packages").get("torch") if ctx.facts["packages"].ok else None
     if "undefined symbol" in error:
-        yield fail(name, f"{module} fails to load: {error}",
-                   f"{dist} was built against another torch than the installed {torch or 'torch'}: "
-                   f"`pip install --force-reinstall --no-deps --no-build-isolation '{_reinstall(ctx, dist)}'` "
-                   "built for this torch, or use the image that ships a matching build")
+        yield fail(
+            name,
+            f"{module} fails to load: {error}",
+            f"{dist} was built against another torch than the installed {torch or 'torch'}: "
+            f"`pip install --force-reinstall --no-deps --no-build-isolation '{_reinstall(ctx, dist)}'` "
+            "built for this torch, or use the image that ships a matching build",
+        )
     elif "did not finish" in error:
-        yield warn(name, f"{module}: {error}",
-                   f"run `python -c 'import {module}'` and watch where it stops (a lock, a network call, a GPU init)")
+        yield warn(
+            name,
+            f"{module}: {error}",
+            f"run `python -c 'import {module}'` and watch where it stops (a lock, a network call, a GPU init)",
+        )
     elif missing := _MISSING_MODULE.search(error):
-        yield fail(name, f"{module} fails to import: {error}",
-                   f"install the missing dependency `{missing.group(1).split('.')[0]}`, or reinstall "
-                   f"`pip install --force-reinstall '{_reinstall(ctx, dist)}'`")
+        yield fail(
+            name,
+            f"{module} fails to import: {error}",
+            f"install the missing dependency `{missing.group(1).split('.')[0]}`, or reinstall "
+            f"`pip install --force-reinstall '{_reinstall(ctx, dist)}'`",
+        )
     else:
-        yield fail(name, f"{module} fails to import: {error}",
-                   f"run `python -c 'import {module}'` for the full traceback; reinstall "
-                   f"`pip install --force-reinstall '{_reinstall(ctx, dist)}'`")
+        yield fail(
+            name,
+            f"{module} fails to import: {error}",
+            f"run `python -c 'import {module}'` for the full traceback; reinstall "
+            f"`pip install --force-reinstall '{_reinstall(ctx, dist)}'`",
+        )
 
 
 def _register(dist: str, module: str) -> None:

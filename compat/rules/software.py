@@ -52,8 +52,11 @@ def pinned_versions(ctx):
     if target is None:
         return
     if ctx.host_only:
-        yield skip("pins", f"{len(target.pins)} pins of image {target.tag} are checked inside the image "
-                   "(run `verl doctor` there); the image brings its own packages")
+        yield skip(
+            "pins",
+            f"{len(target.pins)} pins of image {target.tag} are checked inside the image "
+            "(run `verl doctor` there); the image brings its own packages",
+        )
         return
     installed = ctx.fact("packages")
     matching = 0
@@ -61,12 +64,21 @@ def pinned_versions(ctx):
         have = installed.get(dist)
         level = fail if _coupled_to_torch(ctx, dist) else warn
         if have is None:
-            yield level(f"pin:{dist}", f"{dist} is not installed; image {target.tag} pins {pinned}",
-                        f"`pip install '{dist}=={pinned}'`", expected=pinned, actual="not installed")
+            yield level(
+                f"pin:{dist}",
+                f"{dist} is not installed; image {target.tag} pins {pinned}",
+                f"`pip install '{dist}=={pinned}'`",
+                expected=pinned,
+                actual="not installed",
+            )
         elif not same_version(have, pinned):
-            yield level(f"pin:{dist}", f"{dist} {have} is installed; image {target.tag} was built with {pinned}",
-                        f"`pip install '{dist}=={pinned}'` (or rebuild the image with the version you need)",
-                        expected=pinned, actual=have)
+            yield level(
+                f"pin:{dist}",
+                f"{dist} {have} is installed; image {target.tag} was built with {pinned}",
+                f"`pip install '{dist}=={pinned}'` (or rebuild the image with the version you need)",
+                expected=pinned,
+                actual=have,
+            )
         else:
             matching += 1
     if matching:
@@ -91,8 +103,13 @@ def supported_ranges(ctx):
         else:
             images = _image_choices(ctx.matrix, dist)
             pull = f", or use image {', '.join(images[:3])}" if images else ""
-            yield fail(f"supported:{dist}", f"{dist} {have} is outside the range verl {ctx.matrix.verl_version} "
-                       f"supports ({spec})", f"`pip install '{dist}{spec}'`{pull}", expected=spec, actual=have)
+            yield fail(
+                f"supported:{dist}",
+                f"{dist} {have} is outside the range verl {ctx.matrix.verl_version} supports ({spec})",
+                f"`pip install '{dist}{spec}'`{pull}",
+                expected=spec,
+                actual=have,
+            )
     if not any(installed.get(e) for e in engines):
         yield skip("engine", f"no rollout engine installed ({', '.join(sorted(engines))}): rollouts use HF generate")
 
@@ -105,9 +122,14 @@ def component_versions(ctx) -> dict[str, str | None]:
     else:
         versions = {**(target.accelerator if target else {}), **ctx.fact("packages").versions}
         stack = ctx.fact("cuda_stack")
-        found = {"cuda": stack.cuda_runtime, "cudnn": stack.cudnn, "nccl": stack.nccl,
-                 "rocm": ctx.fact("amd").stack_version, "cann": ctx.fact("ascend").stack_version,
-                 "python": ctx.fact("host").python}
+        found = {
+            "cuda": stack.cuda_runtime,
+            "cudnn": stack.cudnn,
+            "nccl": stack.nccl,
+            "rocm": ctx.fact("amd").stack_version,
+            "cann": ctx.fact("ascend").stack_version,
+            "python": ctx.fact("host").python,
+        }
         versions.update({part: version for part, version in found.items() if version})
     drivers = (ctx.fact(vendor).driver_version for vendor in ("nvidia", "amd", "ascend"))
     versions["driver"] = next((d for d in drivers if d), None)
@@ -127,16 +149,25 @@ def known_bad(ctx):
             hits.append((bad, relevant))
     for bad, relevant in hits:
         found = ", ".join(f"{k} {v}" for k, v in relevant.items())
-        yield fail(f"known-bad:{bad.id}", f"{found}: {bad.reason}", bad.fix,
-                   expected="not " + ", ".join(f"{k}{s}" for k, s in bad.when.items()), actual=found)
+        yield fail(
+            f"known-bad:{bad.id}",
+            f"{found}: {bad.reason}",
+            bad.fix,
+            expected="not " + ", ".join(f"{k}{s}" for k, s in bad.when.items()),
+            actual=found,
+        )
     if not hits:
-        yield passed("known-bad", f"none of the {plural(len(ctx.matrix.rules.known_bad), 'known-bad combination')} applies")
+        yield passed(
+            "known-bad", f"none of the {plural(len(ctx.matrix.rules.known_bad), 'known-bad combination')} applies"
+        )
 
 
 @rule("packages")
 def shadowed_installs(ctx):
     for dist, hidden in ctx.fact("packages").shadowed.items():
         used = ctx.fact("packages").get(dist)
-        yield warn(f"duplicate:{dist}", f"{dist} is installed more than once: {used} is imported, "
-                   f"{', '.join(hidden)} also found later on sys.path",
-                   f"`pip uninstall -y {dist}` until pip finds none, then `pip install '{dist}=={used}'`")
+        yield warn(
+            f"duplicate:{dist}",
+            f"{dist} is installed more than once: {used} is imported, {', '.join(hidden)} also found later on sys.path",
+            f"`pip uninstall -y {dist}` until pip finds none, then `pip install '{dist}=={used}'`",
+        )

@@ -48,16 +48,23 @@ class FakeSystem:
 
     def tool(self, name: str, fixture: str | None = None, *, args: str | None = None, exit_code: int = 0) -> None:
         """A fake vendor tool that prints a recorded output, and refuses arguments other than `args`."""
-        check = (f'if [ "$*" != {shlex.quote(args)} ]; then echo "{name}: unexpected arguments: $*" >&2; exit 2; fi\n'
-                 if args else "")
+        check = (
+            f'if [ "$*" != {shlex.quote(args)} ]; then echo "{name}: unexpected arguments: $*" >&2; exit 2; fi\n'
+            if args
+            else ""
+        )
         printed = f"cat {shlex.quote(str(FIXTURES / fixture))}\n" if fixture else ""
         script = self.bin / name
         script.write_text(f"#!/bin/sh\n{check}{printed}exit {exit_code}\n")
         script.chmod(0o755)
 
     def nvidia_smi(self, fixture: str, exit_code: int = 0) -> None:
-        self.tool("nvidia-smi", fixture, exit_code=exit_code,
-                  args="--query-gpu=name,compute_cap,memory.total,driver_version --format=csv,noheader")
+        self.tool(
+            "nvidia-smi",
+            fixture,
+            exit_code=exit_code,
+            args="--query-gpu=name,compute_cap,memory.total,driver_version --format=csv,noheader",
+        )
 
     def dist(self, name: str, version: str) -> None:
         """An installed distribution as pip leaves it: <name>-<version>.dist-info with METADATA."""
@@ -84,8 +91,14 @@ class FakeSystem:
         return env
 
     def run(self, *args: str, prefix: list[str] | None = None, timeout: float = 60) -> Result:
-        proc = subprocess.run([*(prefix or []), str(VERL), *args], capture_output=True, text=True,
-                              env=self.environ(), timeout=timeout, cwd=self.root)
+        proc = subprocess.run(
+            [*(prefix or []), str(VERL), *args],
+            capture_output=True,
+            text=True,
+            env=self.environ(),
+            timeout=timeout,
+            cwd=self.root,
+        )
         assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
         return Result(proc.returncode, proc.stdout, proc.stderr)
 

@@ -70,8 +70,10 @@ def test_unreadable_or_invalid_matrix_is_a_usage_error_naming_the_file(fake, tmp
     missing = fake.run("--matrix", str(tmp_path / "nope.yaml"), "doctor")
     assert missing.rc == 2 and "nope.yaml" in missing.stderr and "cannot read the matrix" in missing.stderr
     bad = tmp_path / "bad.yaml"
-    bad.write_text("schema_version: 1\nverl_version: '0.7'\nregistry: r\nplatforms: {}\nengines: {}\n"
-                   "images: {}\naliases: {}\nrules: {min_driver: {}, cudnn: {}, gpu_archs: {}, framework: {}, shm: 1}\n")
+    bad.write_text(
+        "schema_version: 1\nverl_version: '0.7'\nregistry: r\nplatforms: {}\nengines: {}\n"
+        "images: {}\naliases: {}\nrules: {min_driver: {}, cudnn: {}, gpu_archs: {}, framework: {}, shm: 1}\n"
+    )
     invalid = fake.run("--matrix", str(bad), "doctor", "--json")
     assert invalid.rc == 2 and "bad.yaml" in invalid.stderr and "shm" in invalid.stderr
 
@@ -91,8 +93,9 @@ def test_no_image_fits_an_old_driver_and_the_warning_says_which_driver(fake):
 
 
 def test_amd_host_through_rocm_smi_gets_the_rocm_image(fake):
-    fake.tool("rocm-smi", "rocm-smi-mi300x.json",
-              args="--showproductname --showmeminfo vram --showdriverversion --json")
+    fake.tool(
+        "rocm-smi", "rocm-smi-mi300x.json", args="--showproductname --showmeminfo vram --showdriverversion --json"
+    )
     result = fake.run("doctor", "--json")
     assert "2 x AMD Instinct MI300X OAM (gfx942, 192 GiB); driver 6.8.5" in result.check("gpu:amd")["detail"]
     assert "vllm011.rocm.latest" in result.check("recommend")["detail"]
@@ -113,11 +116,17 @@ def test_ascend_host_through_npu_smi_gets_the_910b_image(fake, tmp_path):
 
 def test_nvml_host_is_read_through_the_driver_library(fake, fake_nvml):
     # The primary NVIDIA path: nvidia-ml-py loading libnvidia-ml.so.1 (a fake one here) rather than nvidia-smi.
-    fake.env.update(LD_LIBRARY_PATH=str(fake_nvml), FAKE_NVML_GPU="NVIDIA B200,10,0,183359", FAKE_NVML_COUNT="8",
-                    FAKE_NVML_DRIVER="580.95.05", FAKE_NVML_CUDA="13000")
+    fake.env.update(
+        LD_LIBRARY_PATH=str(fake_nvml),
+        FAKE_NVML_GPU="NVIDIA B200,10,0,183359",
+        FAKE_NVML_COUNT="8",
+        FAKE_NVML_DRIVER="580.95.05",
+        FAKE_NVML_CUDA="13000",
+    )
     result = fake.run("doctor", "--json")
     assert result.check("gpu:nvidia")["detail"] == (
-        "8 x NVIDIA B200 (compute 10.0, 179 GiB); driver 580.95.05, CUDA up to 13.0 (via nvml)")
+        "8 x NVIDIA B200 (compute 10.0, 179 GiB); driver 580.95.05, CUDA up to 13.0 (via nvml)"
+    )
     assert "docker pull verlai/verl:vllm031.latest" in result.check("recommend")["detail"]
     torch = result.check("torch")  # this venv has the CPU build of torch
     assert torch["status"] == "WARN" and "will not be used" in torch["detail"]

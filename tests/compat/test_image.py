@@ -101,7 +101,6 @@ def test_a_damaged_manifest_is_reported_not_a_traceback(fake):
     assert unreadable["status"] == "WARN" and "JSONDecodeError" in unreadable["detail"]
 
 
-
 def _cuda_image_with(fake, **wheels: str) -> None:
     for name, version in wheels.items():
         fake.dist(name.replace("_", "-"), version)
@@ -109,8 +108,13 @@ def _cuda_image_with(fake, **wheels: str) -> None:
 
 
 def test_pypi_torch_with_the_cuda_wheels_is_a_cuda_build_and_the_libraries_are_reported(fake):
-    _cuda_image_with(fake, torch="2.8.0", nvidia_cuda_runtime_cu12="12.8.90", nvidia_cudnn_cu12="9.10.2.21",
-                     nvidia_nccl_cu12="2.27.3")
+    _cuda_image_with(
+        fake,
+        torch="2.8.0",
+        nvidia_cuda_runtime_cu12="12.8.90",
+        nvidia_cudnn_cu12="9.10.2.21",
+        nvidia_nccl_cu12="2.27.3",
+    )
     result = fake.run("doctor", "--json")
     assert result.check("torch")["detail"] == "torch 2.8.0 (cuda build)"
     libs = result.check("cuda-libs")

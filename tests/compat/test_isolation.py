@@ -54,8 +54,7 @@ def test_a_probe_that_raises_becomes_a_warn_with_a_fix(monkeypatch, name):
 
 @pytest.mark.parametrize("name", PROBE_NAMES)
 def test_a_probe_that_hangs_becomes_a_warn_within_its_timeout(monkeypatch, name):
-    probes = [dataclasses.replace(p, func=_hang, timeout_s=0.2) if p.name == name else p
-              for p in compat.probes.PROBES]
+    probes = [dataclasses.replace(p, func=_hang, timeout_s=0.2) if p.name == name else p for p in compat.probes.PROBES]
     monkeypatch.setattr(compat.probes, "PROBES", probes)
     report = _doctor_json()
     check = next(c for c in report["checks"] if c["name"] == name)

@@ -16,8 +16,9 @@ def _can_unshare() -> str | None:
         return "needs root to mount a tmpfs in a private mount namespace"
     if shutil.which("unshare") is None:
         return "unshare (util-linux) is not installed"
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /dev/shm"],
-                           capture_output=True, text=True)
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /dev/shm"], capture_output=True, text=True
+    )
     return f"unshare -m is not permitted here: {probe.stderr.strip()}" if probe.returncode else None
 
 
