@@ -92,3 +92,14 @@ def test_driver_not_loaded_fails_for_a_cuda_image(fake):
     check = result.check("gpu:nvidia")
     assert check["status"] == "FAIL" and "couldn't communicate with the NVIDIA driver" in check["detail"]
     assert "--gpus all" in check["fix"]
+
+
+def test_driver_older_than_the_installed_cuda_runtime_fails_outside_any_image(fake):
+    # A bare-metal venv: the CUDA release comes from the runtime wheel torch brought along.
+    fake.nvidia_smi("nvidia-smi-h100-550.csv")
+    fake.dist("torch", "2.8.0")
+    fake.dist("nvidia-cuda-runtime-cu12", "12.9.79")
+    result = fake.run("doctor", "--json")
+    driver = result.check("driver")
+    assert driver["status"] == "FAIL" and "CUDA 12.9 (the installed CUDA runtime)" in driver["detail"]
+    assert "575.51.03" in driver["fix"]
