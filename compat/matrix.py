@@ -66,7 +66,7 @@ class MatrixError(Exception):
 
 def base_version(version: str) -> str:
     """`2.13.0+cpu` -> `2.13.0`: installed and pinned versions are compared without the local tag."""
-    return Version(version).base_version if _is_version(version) else version
+    return Version(version).base_version if is_version(version) else version
 
 
 def same_version(a: str, b: str) -> bool:
@@ -79,7 +79,7 @@ def same_version(a: str, b: str) -> bool:
 
 def as_range(spec: str) -> str:
     """A bare version means exactly that version: '2.8.0' -> '==2.8.0'; ranges are returned as they are."""
-    return f"=={spec}" if _is_version(spec) else _check_spec(spec)
+    return f"=={spec}" if is_version(spec) else _check_spec(spec)
 
 
 def in_range(version: str, spec: str) -> bool:
@@ -88,10 +88,11 @@ def in_range(version: str, spec: str) -> bool:
     As in PEP 440, '==2.13.0' accepts '2.13.0+cpu' while '==2.13.0+cpu' refuses a plain '2.13.0'.
     A `version` that is not a version at all (a probe's 'unknown') is in no range.
     """
-    return _is_version(version) and SpecifierSet(as_range(spec)).contains(version, prereleases=True)
+    return is_version(version) and SpecifierSet(as_range(spec)).contains(version, prereleases=True)
 
 
-def _is_version(text: str) -> bool:
+def is_version(text: str) -> bool:
+    """True when `text` parses as a PEP 440 version."""
     try:
         Version(text)
     except InvalidVersion:
@@ -100,7 +101,7 @@ def _is_version(text: str) -> bool:
 
 
 def _check_version(value: str) -> str:
-    if not _is_version(value):
+    if not is_version(value):
         raise ValueError(f"'{value}' is not a version (PEP 440, e.g. '2.8.0' or '9.10.2.21'; quote it in YAML)")
     return value
 
@@ -240,7 +241,7 @@ class KnownBad(_Model):
         """True when every component of `when` has a version in `versions` that lies in its range."""
         for component, spec in self.when.items():
             version = versions.get(component)
-            if version is None or not _is_version(version) or not in_range(version, spec):
+            if version is None or not is_version(version) or not in_range(version, spec):
                 return False
         return True
 
