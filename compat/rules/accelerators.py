@@ -28,7 +28,8 @@ def major_minor(version: str) -> str:
     return ".".join(map(str, Version(version).release[:2]))
 
 
-def _older(a: str, b: str) -> bool:
+def older(a: str, b: str) -> bool:
+    """a < b as versions; False when either is not a version (a driver reporting 'N/A')."""
     try:
         return Version(a) < Version(b)
     except InvalidVersion:
@@ -94,7 +95,7 @@ def _images_for_driver(matrix, driver: str) -> list[str]:
         if resolved.platform.kind != "cuda":
             continue
         needed = matrix.rules.min_driver_for(resolved.platform.cuda)
-        if needed and not _older(driver, needed):
+        if needed and not older(driver, needed):
             fits.append(resolved.aliases[0] if resolved.aliases else resolved.immutable_tag)
     return fits
 
@@ -118,7 +119,7 @@ def nvidia_driver(ctx):
             f"the matrix has no minimum driver for CUDA {major_minor(cuda)} ({why})",
             f"add CUDA {major_minor(cuda)} to rules.min_driver in the matrix, or use an image the matrix lists",
         )
-    elif _older(report.driver_version, needed):
+    elif older(report.driver_version, needed):
         others = _images_for_driver(ctx.matrix, report.driver_version)
         alternative = f", or use an image built for an older CUDA: {', '.join(others)}" if others else ""
         yield fail(
@@ -163,6 +164,13 @@ def gpu_architecture(ctx):
         return
     report = ctx.fact(VENDOR_OF_PLATFORM[target.platform])
     if not report.present:
+        return
+    if any("N/A" in d.arch or d.arch == "unknown" for d in report.devices):
+        yield warn(
+            "gpu-arch",
+            f"{report.source} does not report the GPU architecture",
+            f"update the {report.vendor} driver (NVIDIA: compute_cap needs driver 510 or newer) and rerun",
+        )
         return
     missing = sorted({d.arch for d in report.devices if not _arch_matches(report.vendor, d.arch, target.gpu_archs)})
     built = ", ".join(target.gpu_archs) or "none listed"

@@ -7,7 +7,7 @@ from packaging.version import InvalidVersion, Version
 from compat.checks import fail, passed, skip, warn
 from compat.matrix import same_version
 from compat.rules import rule
-from compat.rules.accelerators import PLATFORM_OF_VENDOR, _arch_matches
+from compat.rules.accelerators import PLATFORM_OF_VENDOR, _arch_matches, older
 
 
 @rule("manifest")
@@ -105,7 +105,7 @@ def recommended_image(ctx):
             blocked.append(f"{resolved.name}: not built for {', '.join(sorted({d.arch for d in report.devices}))}")
             continue
         needed = rules.min_driver_for(resolved.platform.cuda) if platform == "cuda" else None
-        if needed and report.driver_version and Version(report.driver_version) < Version(needed):
+        if needed and report.driver_version and older(report.driver_version, needed):
             blocked.append(f"{resolved.name}: needs driver >= {needed}")
             continue
         fitting.append(resolved)

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
 from compat.checks import fail, passed, skip, warn
 from compat.matrix import in_range, same_version
 from compat.rules import rule
 from compat.units import plural
+
+
+def is_version(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
 
 
 def _image_choices(matrix, dist: str) -> list[str]:
@@ -98,7 +107,13 @@ def supported_ranges(ctx):
         have = installed.get(dist)
         if have is None:
             continue
-        if in_range(have, spec):
+        if not is_version(have):
+            yield warn(
+                f"supported:{dist}",
+                f"{dist} reports version {have!r}, which is not a version",
+                f"reinstall it: `pip install --force-reinstall '{dist}{spec}'`",
+            )
+        elif in_range(have, spec):
             yield passed(f"supported:{dist}", f"{dist} {have} is within verl's supported range {spec}")
         else:
             images = _image_choices(ctx.matrix, dist)

@@ -160,3 +160,10 @@ def test_amd_host_through_amdsmi_and_an_architecture_the_rocm_image_lacks(fake, 
     assert gpu == "2 x AMD Radeon PRO W7900 (gfx1100, 192 GiB); driver 6.10.5, ROCm 6.4.1 (via amdsmi)"
     arch = result.check("gpu-arch")
     assert arch["status"] == "FAIL" and "gfx1100" in arch["detail"] and "gpu_archs include gfx1100" in arch["fix"]
+
+
+def test_a_package_with_a_garbage_version_warns_instead_of_crashing(fake):
+    fake.dist("transformers", "unknown")
+    check = fake.run("doctor", "--json").check("supported:transformers")
+    assert check["status"] == "WARN" and "'unknown', which is not a version" in check["detail"]
+    assert "--force-reinstall" in check["fix"]
