@@ -21,7 +21,9 @@ def test_hadolint_reports_no_error(dockerfile):
     result = subprocess.run([HADOLINT, "--format", "json", "--no-fail", str(dockerfile)],
                             capture_output=True, text=True, timeout=60)
     findings = json.loads(result.stdout or "[]")
-    errors = [f"{f['line']}: {f['code']} {f['message']}" for f in findings if f["level"] == "error"]
+    # Errors fail the acceptance; warnings are held at zero too (a justified one gets a `hadolint ignore=`
+    # comment in the template, with the reason). Info-level DL3059 (consecutive RUNs) is our layering on purpose.
+    errors = [f"{f['line']}: {f['code']} {f['message']}" for f in findings if f["level"] in ("error", "warning")]
     assert not errors, "\n".join(errors)
     assert result.returncode == 0, result.stderr
 
