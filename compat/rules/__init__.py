@@ -39,7 +39,7 @@ def rule(*needs: str) -> Callable[[RuleFunc], RuleFunc]:
 
 
 # Registration order is table order: the machine, its accelerators, the image, packages, limits.
-_MODULES = ("host", "accelerators", "image", "software", "native", "limits")
+_MODULES = ("host", "accelerators", "torch_stack", "image", "software", "native", "limits")
 
 
 def load_rules() -> list[Rule]:
