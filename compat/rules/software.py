@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
 
 from compat.checks import fail, passed, skip, warn
-from compat.matrix import in_range, same_version
+from compat.matrix import in_range, is_version, same_version
 from compat.rules import rule
 from compat.units import plural
-
-
-def is_version(text: str) -> bool:
-    try:
-        Version(text)
-    except InvalidVersion:
-        return False
-    return True
 
 
 def _image_choices(matrix, dist: str) -> list[str]:
