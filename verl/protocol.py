@@ -157,18 +157,8 @@ class DataProto:
         if batch is not None and batch_keys is not None:
             self._require_keys("batch", batch_keys, batch.keys())
             batch = batch.select(*batch_keys)
-        non_tensor = self.non_tensor_batch
-        if non_tensor_batch_keys is not None:
-            self._require_keys("non_tensor_batch", non_tensor_batch_keys, non_tensor.keys())
-            non_tensor = {key: non_tensor[key] for key in non_tensor_batch_keys}
-        else:
-            non_tensor = dict(non_tensor)
-        meta = self.meta_info
-        if meta_info_keys is not None:
-            self._require_keys("meta_info", meta_info_keys, meta.keys())
-            meta = {key: meta[key] for key in meta_info_keys}
-        else:
-            meta = dict(meta)
+        non_tensor = self._pick("non_tensor_batch", self.non_tensor_batch, non_tensor_batch_keys)
+        meta = self._pick("meta_info", self.meta_info, meta_info_keys)
         result = DataProto(batch=batch, non_tensor_batch=non_tensor, meta_info=meta)
         return copy.deepcopy(result) if deepcopy else result
 
@@ -201,6 +191,14 @@ class DataProto:
         for old, new in zip(old_keys, new_keys):
             self.batch.rename_key_(old, new)
         return self
+
+    @classmethod
+    def _pick(cls, where: str, mapping: dict, keys: Iterable[str] | None) -> dict:
+        """A shallow copy of `mapping` restricted to `keys` (all of it when keys is None)."""
+        if keys is None:
+            return dict(mapping)
+        cls._require_keys(where, keys, mapping.keys())
+        return {key: mapping[key] for key in keys}
 
     @staticmethod
     def _require_keys(where: str, wanted: Iterable[str], present: Iterable[str]) -> None:
