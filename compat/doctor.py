@@ -76,8 +76,8 @@ def run_doctor(image: str | None = None, matrix_path: str | os.PathLike | None =
     extra = {}
     try:
         target = choose_target(image, matrix, manifest)
-    except MatrixError as exc:
-        raise UsageProblem(str(exc)) from None
+    except MatrixError as exc:  # only --image can miss: say it about the option, not about the file
+        raise UsageProblem(f"--image: {exc.message}" + (f" (allowed: {exc.allowed})" if exc.allowed else "")) from None
     except BadManifest as exc:
         target, extra["bad_manifest"] = None, str(exc)
 
