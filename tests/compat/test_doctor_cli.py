@@ -22,19 +22,19 @@ def test_healthy_cpu_dev_environment_exits_0_with_a_readable_table(fake):
     assert "✔" in result.stdout and "torch" in result.stdout
 
 
-def test_json_validates_against_the_schema_and_agrees_with_the_exit_code(fake):
-    fake.dist("vllm", "0.6.3")  # one FAIL, so both exit codes' summaries are covered
-    for result, code in ((fake.run("doctor", "--json"), 1),):
-        jsonschema.validate(result.json, SCHEMA)
-        summary = result.json["summary"]
-        assert result.rc == code == summary["exit_code"] and summary["failed"] is True
-        assert summary["fail"] == sum(c["status"] == "FAIL" for c in result.json["checks"])
+def test_failing_json_validates_against_the_schema_and_agrees_with_the_exit_code(fake):
+    fake.dist("vllm", "0.6.3")  # outside verl's supported range: one FAIL
+    result = fake.run("doctor", "--json")
+    jsonschema.validate(result.json, SCHEMA)
+    summary = result.json["summary"]
+    assert result.rc == 1 == summary["exit_code"] and summary["failed"] is True
+    assert summary["fail"] == sum(c["status"] == "FAIL" for c in result.json["checks"]) >= 1
 
 
 def test_healthy_json_validates(fake):
     result = fake.run("doctor", "--json")
     jsonschema.validate(result.json, SCHEMA)
-    assert result.rc == 0 and result.json["summary"]["fail"] == 0
+    assert result.rc == 0 == result.json["summary"]["exit_code"] and result.json["summary"]["fail"] == 0
 
 
 @pytest.mark.skipif(importlib.util.find_spec("pynvml") is None, reason="nvidia-ml-py is not installed")
