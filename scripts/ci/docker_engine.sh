@@ -45,11 +45,11 @@ docker_engine_start() {
     --exec-root "$VERL_DOCKER_STATE/exec" \
     --pidfile "$VERL_DOCKER_STATE/dockerd.pid" \
     >"$VERL_DOCKER_STATE/dockerd.log" 2>&1 </dev/null &
-  echo $! >"$VERL_DOCKER_STATE/started-by-us.pid"
+  _VERL_DOCKERD_PID=$!   # this shell's engine: docker_engine_stop stops this one and nothing else
 
   local waited=0
   until docker_engine_running; do
-    if [ "$waited" -ge "$VERL_DOCKER_START_TIMEOUT" ] || ! kill -0 "$(cat "$VERL_DOCKER_STATE/started-by-us.pid")" 2>/dev/null; then
+    if [ "$waited" -ge "$VERL_DOCKER_START_TIMEOUT" ] || ! kill -0 "$_VERL_DOCKERD_PID" 2>/dev/null; then
       _engine_log "dockerd did not answer within ${waited}s; last lines of its log:"
       tail -n 20 "$VERL_DOCKER_STATE/dockerd.log" >&2
       return 1
@@ -64,14 +64,12 @@ docker_engine_running() {
   DOCKER_HOST="unix://${VERL_DOCKER_STATE}/docker.sock" /usr/bin/docker version --format '{{.Server.Version}}' >/dev/null 2>&1
 }
 
-# Stop the engine this shell started (and only that one); waits for it to exit so its mounts are released.
+# Stop the engine this shell started (and only that one: an engine that was already running stays up);
+# waits for it to exit so its mounts and socket are released.
 docker_engine_stop() {
-  local pidfile="$VERL_DOCKER_STATE/started-by-us.pid"
-  [ -f "$pidfile" ] || return 0
-  local pid
-  pid="$(cat "$pidfile")"
-  rm -f "$pidfile"
-  kill -0 "$pid" 2>/dev/null || return 0
+  local pid="${_VERL_DOCKERD_PID:-}"
+  _VERL_DOCKERD_PID=
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
   _engine_log "stopping dockerd (pid $pid)"
   kill -TERM "$pid"
   local waited=0

@@ -57,7 +57,8 @@ def run_verl(args: Iterable[str], log: Path, cwd: Path, say: Callable[[str], Non
         for line in proc.stdout:
             out.write(line)
             tail.append(line.rstrip())
-            say(f"[{time.monotonic() - start:5.0f}s] {line.rstrip()}")
+            if line.strip():  # the engine's plain progress has many blank lines
+                say(f"[{time.monotonic() - start:5.0f}s] {line.rstrip()}")
             if time.monotonic() - start > timeout_s:
                 proc.kill()
                 raise BuildFailed(f"`{shown}` ran past {timeout_s:.0f}s (log: {log})")
