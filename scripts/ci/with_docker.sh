@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=scripts/ci/docker_engine.sh
 source scripts/ci/docker_engine.sh
 docker_engine_install
-docker_engine_start
 trap docker_engine_stop EXIT
+docker_engine_start
 scripts/ci/make_base_image.sh "$("${PYTHON:-.venv/bin/python}" scripts/ci/base_image_of.py cpu)"
 "$@"
