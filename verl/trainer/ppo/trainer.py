@@ -24,7 +24,7 @@ from verl.utils import device
 from verl.utils.checkpoint import CheckpointManager
 from verl.utils.torch_functional import masked_mean
 from verl.utils.tracking import Tracking
-from verl.workers.fsdp_workers import ActorRolloutRefWorker, CriticWorker
+from verl.workers.fsdp_workers import ActorRolloutRefWorker, CriticWorker, load_tokenizer
 
 GEN_INPUTS = ["input_ids", "attention_mask", "position_ids"]
 
@@ -33,18 +33,21 @@ class PPOTrainer:
     def __init__(self, config: PPOConfig, console=print):
         self.config = config
         self.console = console
+        model = config.actor_rollout_ref.model
+        # Data and reward first: a bad file or reward function fails in seconds, before any model loads.
+        self.tokenizer = load_tokenizer(model.tokenizer_path or model.path, model.trust_remote_code)
+        self.train_loader, self.val_loader = build_rl_loaders(config.data, self.tokenizer, console)
+        sources = {row.get(config.data.reward_fn_key) for row in self.train_loader.dataset.rows}
+        self.reward_fn = build_reward_fn(config, self.tokenizer, sources)
         self.actor_rollout = ActorRolloutRefWorker(config)
         self.actor_rollout.init_model()
         self.critic = CriticWorker(config) if config.critic.enable else None
         if self.critic:
             self.critic.init_model()
-        self.tokenizer = self.actor_rollout.tokenizer
-        self.train_loader, self.val_loader = build_rl_loaders(config.data, self.tokenizer, console)
-        sources = {row.get(config.data.reward_fn_key) for row in self.train_loader.dataset.rows}
-        self.reward_fn = build_reward_fn(config, self.tokenizer, sources)
         self.kl_ctrl = core_algos.get_kl_controller(config.algorithm.kl_ctrl.model_dump())
         self.checkpoints = CheckpointManager(config.trainer.default_local_dir, config.trainer.max_ckpt_to_keep)
         self.global_step = 0
+        self.initial_validation: dict[str, float] = {}
         epochs_steps = len(self.train_loader) * config.trainer.total_epochs
         self.total_steps = config.trainer.total_training_steps or epochs_steps
 
@@ -58,7 +61,7 @@ class PPOTrainer:
         metrics: dict[str, float] = {}
         try:
             if self.val_loader and cfg.val_before_train and self.global_step == 0:
-                metrics = self.validate()
+                metrics = self.initial_validation = self.validate()
                 tracking.log(metrics, step=0)
             bar = tqdm(total=self.total_steps, initial=self.global_step, desc="training", unit="step",
                        disable=not cfg.progress_bar, dynamic_ncols=True)
