@@ -42,3 +42,13 @@ def test_tiny_grpo_run_trains_and_saves_inside_the_image(docker_client, cpu_imag
     assert all(len(r) > 3 for r in trained), f"training steps logged almost nothing: {trained}"
     checkpoint = [f for f in left["files"] if f != "metrics.jsonl"]
     assert checkpoint, f"no checkpoint written under trainer.default_local_dir; files: {left['files']}"
+
+
+def test_quickstart_runs_inside_the_image(docker_client, cpu_image):
+    """`docker run IMAGE verl quickstart`: the README's first command, shortened to two GRPO steps."""
+    code, out, err = sh(docker_client, cpu_image,
+                        "verl quickstart --steps 2 --output-dir /tmp/qs && ls /tmp/qs/grpo/global_step_2/actor/huggingface",
+                        timeout_s=900)
+    assert code == 0, f"verl quickstart failed inside the image:\n{(out + err)[-4000:]}"
+    assert "after GRPO (2 steps)" in out + err, f"no before/after accuracy table:\n{(out + err)[-2000:]}"
+    assert "config.json" in out, "the final model was not saved in Hugging Face format"
