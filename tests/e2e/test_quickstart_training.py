@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import RECIPE, assert_ok, read_metrics, run_module, small_run
+from conftest import RECIPE, assert_ok, read_metrics, run_module
+from verl.trainer.quickstart import Recipe
 
 # GRPO must add at least this much greedy accuracy on the validation problems (absolute).
 GRPO_MARGIN = 0.15
@@ -26,15 +27,19 @@ def test_grpo_raises_validation_accuracy_over_the_sft_start(warm_start, tmp_path
 @pytest.mark.slow
 def test_ppo_with_a_critic_raises_the_mean_reward(warm_start, tmp_path):
     out = tmp_path / "ppo"
-    steps = 16
-    result = run_module("verl.trainer.main_ppo", small_run(
-        warm_start, out, "algorithm.adv_estimator=gae", "critic.optim.lr=1e-3", "critic.ppo_micro_batch_size_per_gpu=32",
-        f"trainer.total_training_steps={steps}", "trainer.logger=[console,file]",
-    ))
+    steps = 21
+    recipe = Recipe(grpo_steps=steps, extra_overrides=[
+        "algorithm.adv_estimator=gae", "critic.optim.lr=1e-3", "critic.ppo_micro_batch_size_per_gpu=128",
+    ])
+    overrides = recipe.grpo_overrides(warm_start["data"], warm_start["model"], out, seed=0) + ["trainer.test_freq=7"]
+    result = run_module("verl.trainer.main_ppo", overrides)
     assert_ok(result)
-    metrics = [m for m in read_metrics(out) if "critic/score/mean" in m]
-    assert len(metrics) == steps and all("critic/vf_loss" in m for m in metrics), "the critic did not train"
-    first = np.mean([m["critic/score/mean"] for m in metrics[:4]])
-    last = np.mean([m["critic/score/mean"] for m in metrics[-4:]])
-    print(f"PPO (gae) mean reward: first 4 steps {first:.3f} -> last 4 steps {last:.3f}")
-    assert last > first + 0.1, f"PPO with a critic did not raise the mean reward: {first:.3f} -> {last:.3f}"
+    metrics = read_metrics(out)
+    train = [m for m in metrics if "critic/score/mean" in m]
+    assert len(train) == steps and all("critic/vf_loss" in m for m in train), "the critic did not train"
+    validations = [m["val/reward_mean"] for m in metrics if "val/reward_mean" in m]
+    first, last = np.mean([m["critic/score/mean"] for m in train[:4]]), np.mean([m["critic/score/mean"] for m in train[-4:]])
+    print(f"PPO (gae) greedy reward on the validation problems: {validations[0]:.3f} -> {validations[-1]:.3f}; "
+          f"sampled reward: first 4 steps {first:.3f} -> last 4 steps {last:.3f}")
+    assert validations[-1] >= validations[0] + 0.1, f"PPO with a critic did not raise the reward: {validations}"
+    assert last > first, f"the sampled reward fell: {first:.3f} -> {last:.3f}"

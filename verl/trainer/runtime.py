@@ -34,6 +34,9 @@ def configure_process(device: str, num_threads: int, seed: int) -> None:
     # transformers and HF hub must never try the network (none is reachable in our images' CI).
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.getLogger("transformers").setLevel(logging.ERROR)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # "Loading weights" bars for a 1 MB model are noise next to ours
 
 
 @contextlib.contextmanager

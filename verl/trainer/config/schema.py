@@ -22,8 +22,8 @@ class Section(BaseModel):
 class DataConfig(Section):
     train_files: str | list[str] = ""
     """Parquet file(s) in the verl layout (data_source, prompt, ability, reward_model, extra_info)."""
-    val_files: str | list[str] = ""
-    """Parquet file(s) for validation; empty means no validation."""
+    val_files: str | list[str] | None = None
+    """Parquet file(s) for validation; null or empty means no validation."""
     prompt_key: str = "prompt"
     """Column holding the prompt as a list of chat messages."""
     reward_fn_key: str = "data_source"
@@ -289,7 +289,8 @@ class PPOConfig(Section):
 class SFTDataConfig(Section):
     train_files: str | list[str] = ""
     """Parquet file(s) with prompt and response columns."""
-    val_files: str | list[str] = ""
+    val_files: str | list[str] | None = None
+    """Parquet file(s) for a validation loss at the end; null means none."""
     prompt_key: str = "prompt"
     response_key: str = "response"
     max_length: PositiveInt = 1024

@@ -135,11 +135,11 @@ class PPOTrainer:
         return metrics
 
     # ------------------------------------------------------------------ validation
-    def validate(self) -> dict[str, float]:
-        """Decode the validation set with rollout.val_kwargs (greedy by default) and score it."""
+    def validate(self, loader=None) -> dict[str, float]:
+        """Decode the validation set (or `loader`'s) with rollout.val_kwargs (greedy by default) and score it."""
         val = self.config.actor_rollout_ref.rollout.val_kwargs
         scores, accuracies, lengths = [], [], []
-        for batch_dict in self.val_loader:
+        for batch_dict in loader or self.val_loader:
             batch = DataProto.from_single_dict(batch_dict).repeat(repeat_times=val.n, interleave=True)
             gen_batch = batch.pop(batch_keys=GEN_INPUTS)
             gen_batch.meta_info.update(do_sample=val.do_sample, temperature=val.temperature, top_p=val.top_p, top_k=val.top_k)
