@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_module, small_run
+from e2e_support import run_module, small_run
 
 
 def _bad_parquet(kind: str, tmp_path):
@@ -49,7 +49,7 @@ def test_verl_train_cli_rejects_a_misspelt_section(tmp_path):
     import shutil
     import subprocess
 
-    from conftest import ENV
+    from e2e_support import ENV
 
     verl = shutil.which("verl") or str(__import__("pathlib").Path(__import__("sys").executable).with_name("verl"))
     result = subprocess.run([verl, "train", "trainr.total_epochs=2"], capture_output=True, text=True, env=ENV, timeout=120)

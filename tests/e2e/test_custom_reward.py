@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import assert_ok, read_metrics, run_module, small_run
+from e2e_support import assert_ok, read_metrics, run_module, small_run
 
 REWARD_FILE = '''
 import json, os
@@ -22,12 +22,12 @@ def starts_with_hashes(data_source, solution_str, ground_truth, extra_info):
 
 @pytest.mark.slow
 def test_custom_reward_function_from_a_file_drives_training(warm_start, tmp_path, monkeypatch):
-    import conftest
+    import e2e_support
 
     reward_file = tmp_path / "my_reward.py"
     reward_file.write_text(REWARD_FILE)
     log = tmp_path / "calls.jsonl"
-    monkeypatch.setitem(conftest.ENV, "REWARD_LOG", str(log))
+    monkeypatch.setitem(e2e_support.ENV, "REWARD_LOG", str(log))
     out = tmp_path / "run"
     result = run_module("verl.trainer.main_ppo", small_run(
         warm_start, out, f"custom_reward_function.path={reward_file}", "custom_reward_function.name=starts_with_hashes",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import RECIPE, assert_ok, read_metrics, run_module
+from e2e_support import RECIPE, assert_ok, read_metrics, run_module
 from verl.trainer.quickstart import Recipe
 
 # GRPO must add at least this much greedy accuracy on the validation problems (absolute).

@@ -12,7 +12,7 @@ import time
 import pytest
 import torch
 
-from conftest import ENV, assert_ok, read_metrics, run_module, small_run
+from e2e_support import ENV, assert_ok, read_metrics, run_module, small_run
 
 STEPS = 6
 

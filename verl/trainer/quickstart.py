@@ -36,6 +36,9 @@ class Recipe:
     val_files: str = "train"
     """Validation split: "train" measures how well the policy solves the task it trains on (the tiny model
     memorises one-digit sums; it cannot infer unseen ones), "test" the held-out problems."""
+    threads: int = 1
+    """torch threads: a 1M-parameter model gains little from more, and OpenMP threads that spin-wait
+    slow everything down badly when the cores are shared (CI runners, laptops)."""
     extra_overrides: list[str] = field(default_factory=list)
 
     def sft_overrides(self, data: dict, model: Path, out: Path, seed: int) -> list[str]:
@@ -43,7 +46,7 @@ class Recipe:
             f"data.train_files={data['sft_train']}", "data.max_length=64", "data.train_batch_size=32",
             "data.micro_batch_size_per_gpu=32", f"model.path={model}", f"optim.lr={self.sft_lr}",
             f"trainer.total_training_steps={self.sft_steps}", f"trainer.default_local_dir={out}", f"trainer.seed={seed}",
-            "trainer.logger=[file]", "trainer.skip_preflight=true",
+            "trainer.logger=[file]", "trainer.skip_preflight=true", f"trainer.num_threads={self.threads}",
         ]
 
     def grpo_overrides(self, data: dict, model: Path, out: Path, seed: int) -> list[str]:
@@ -60,7 +63,7 @@ class Recipe:
             f"actor_rollout_ref.actor.optim.lr={self.grpo_lr}",
             f"trainer.total_training_steps={self.grpo_steps}", f"trainer.test_freq={max(self.grpo_steps // 4, 1)}",
             f"trainer.default_local_dir={out}", f"trainer.seed={seed}", "trainer.logger=[console,file]",
-            "trainer.skip_preflight=true", *self.extra_overrides,
+            "trainer.skip_preflight=true", f"trainer.num_threads={self.threads}", *self.extra_overrides,
         ]
 
 
@@ -75,7 +78,7 @@ def run_quickstart(output_dir: Path, steps: int | None = None, seed: int = 0, sk
     if steps:
         recipe.grpo_steps = steps
     output_dir = Path(output_dir)
-    configure_process("auto", num_threads=0, seed=seed)
+    configure_process("auto", num_threads=recipe.threads, seed=seed)
     check_environment(skip=skip_preflight, console=console)
 
     from verl.data.arithmetic import write_arithmetic_dataset
