@@ -234,7 +234,9 @@ class AlgorithmConfig(Section):
     kl_ctrl: KLControlConfig = KLControlConfig()
 
 
-class TrainerConfig(Section):
+class RunConfig(Section):
+    """What every trainer (RL and SFT) shares: naming, length, logging, device, seeds."""
+
     project_name: str = "verl"
     experiment_name: str = "run"
     logger: list[Literal["console", "file", "tensorboard", "wandb"]] = ["console", "file"]
@@ -242,22 +244,10 @@ class TrainerConfig(Section):
     total_epochs: PositiveInt = 1
     total_training_steps: PositiveInt | None = None
     """Stop after this many steps (null: total_epochs over the data)."""
-    test_freq: int = -1
-    """Validate every N steps (-1: never during training)."""
-    val_before_train: bool = True
-    """Validate once before the first step."""
-    save_freq: int = -1
-    """Checkpoint every N steps (-1: only at the end)."""
-    resume_mode: Literal["auto", "disable"] = "auto"
-    """auto: resume from default_local_dir/latest when present."""
     default_local_dir: str = "checkpoints/${trainer.project_name}/${trainer.experiment_name}"
-    """Checkpoints and metrics.jsonl go here."""
-    max_ckpt_to_keep: PositiveInt | None = 2
-    """Older checkpoints are deleted; null keeps all."""
+    """Checkpoints, the final model and metrics.jsonl go here."""
     seed: int = 1
     """Seed of torch and python RNGs."""
-    n_gpus_per_node: PositiveInt = 1
-    nnodes: PositiveInt = 1
     device: Literal["auto", "cuda", "npu", "cpu"] = "auto"
     """auto picks cuda, then npu, then cpu (verl.utils.device)."""
     num_threads: int = 0
@@ -265,6 +255,21 @@ class TrainerConfig(Section):
     skip_preflight: bool = False
     """Start even when the environment preflight (verl doctor) reports FAIL."""
     progress_bar: bool = True
+
+
+class TrainerConfig(RunConfig):
+    test_freq: int = -1
+    """Validate every N steps (-1: never during training)."""
+    val_before_train: bool = True
+    """Validate once before the first step."""
+    save_freq: int = -1
+    """Checkpoint every N steps (-1: only at the end)."""
+    resume_mode: Literal["auto", "disable"] = "auto"
+    """auto: resume from the newest complete checkpoint in default_local_dir."""
+    max_ckpt_to_keep: PositiveInt | None = 2
+    """Older checkpoints are deleted; null keeps all."""
+    n_gpus_per_node: PositiveInt = 1
+    nnodes: PositiveInt = 1
 
 
 class PPOConfig(Section):
@@ -301,19 +306,9 @@ class SFTDataConfig(Section):
     micro_batch_size_per_gpu: PositiveInt = 8
 
 
-class SFTTrainerConfig(Section):
+class SFTTrainerConfig(RunConfig):
     project_name: str = "verl-sft"
-    experiment_name: str = "run"
-    logger: list[Literal["console", "file", "tensorboard", "wandb"]] = ["console", "file"]
-    total_epochs: PositiveInt = 1
-    total_training_steps: PositiveInt | None = None
-    default_local_dir: str = "checkpoints/${trainer.project_name}/${trainer.experiment_name}"
     """The final model is saved in Hugging Face format to default_local_dir/hf_model."""
-    seed: int = 1
-    device: Literal["auto", "cuda", "npu", "cpu"] = "auto"
-    num_threads: int = 0
-    skip_preflight: bool = False
-    progress_bar: bool = True
 
 
 class SFTModelConfig(ModelConfig):
