@@ -57,6 +57,8 @@ def test_overrides_set_add_delete_and_interpolate():
     ("trainer.logger=[console,mlflow]", "trainer.logger.1: Input should be 'console', 'file', 'tensorboard' or 'wandb'"),
     ("data.train_batch_size", "is not of the form key=value"),
     ("algorithm.gama=0.9", "did you mean 'algorithm.gamma'?"),
+    ("actor_rollout_ref.actor.ppo_mini_batch_size=300",
+     "actor_rollout_ref.actor.ppo_mini_batch_size=300 must divide data.train_batch_size=1024"),
 ])
 def test_bad_values_name_the_field_and_what_is_allowed(override, message):
     with pytest.raises(UserError) as error:

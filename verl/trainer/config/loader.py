@@ -76,6 +76,8 @@ def format_validation_error(schema: type[BaseModel], exc: ValidationError) -> st
             close = difflib.get_close_matches(loc[-1], valid, n=1, cutoff=0.5)
             hint = f"did you mean {'.'.join(loc[:-1] + close)!r}?" if close else f"valid keys here: {', '.join(valid)}"
             lines.append(f"  {key}: unknown key; {hint}")
+        elif not loc:  # a check across fields: its message names them
+            lines.append(f"  {error['msg'].removeprefix('Value error, ')}")
         else:
             lines.append(f"  {key}: {error['msg']} (got {error.get('input')!r})")
     return "\n".join(lines)

@@ -283,6 +283,12 @@ class PPOConfig(Section):
 
     @model_validator(mode="after")
     def _derive_defaults(self) -> PPOConfig:
+        batch = self.data.train_batch_size
+        for key, mini in (("actor_rollout_ref.actor", self.actor_rollout_ref.actor.ppo_mini_batch_size),
+                          ("critic", self.critic.ppo_mini_batch_size)):
+            if batch % min(mini, batch):
+                raise ValueError(f"{key}.ppo_mini_batch_size={mini} must divide data.train_batch_size={batch} "
+                                 "(each step's prompts are split into equal mini-batches)")
         rollout = self.actor_rollout_ref.rollout
         rollout.response_length = rollout.response_length or self.data.max_response_length
         if self.critic.enable is None:
