@@ -7,7 +7,6 @@ so on CPU it has nothing to do; those paths are skipped there (the options are s
 from __future__ import annotations
 
 import contextlib
-import logging
 from typing import Iterator
 
 import torch
@@ -19,7 +18,6 @@ from verl.trainer.config.schema import FSDPConfig, OptimConfig
 from verl.utils.device import get_device, is_accelerator
 from verl.utils.distributed import device_mesh
 
-log = logging.getLogger(__name__)
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 

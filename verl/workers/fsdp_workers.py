@@ -7,7 +7,6 @@ weights, and (when a KL term needs it) a frozen reference copy. `CriticWorker` h
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import torch
@@ -23,8 +22,6 @@ from verl.workers import fsdp_utils
 from verl.workers.actor import DataParallelPPOActor
 from verl.workers.critic import DataParallelPPOCritic
 from verl.workers.rollout import HFRollout
-
-log = logging.getLogger(__name__)
 
 
 def load_tokenizer(path: str, trust_remote_code: bool = False):
@@ -91,8 +88,7 @@ class _OffloadingTrainable:
         self._onload()
         full = get_model_state_dict(self.module, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
         if dist.get_rank() == 0:
-            unwrapped = self.module
-            unwrapped.save_pretrained(path, state_dict=full)
+            self.module.save_pretrained(path, state_dict=full)
             if tokenizer is not None:
                 tokenizer.save_pretrained(path)
         self._offload()
