@@ -38,7 +38,9 @@ class HFRollout(BaseRollout):
             do_sample=do_sample,
             temperature=temperature if do_sample else None,
             top_p=meta.get("top_p", cfg.top_p) if do_sample else None,
-            top_k=top_k if do_sample and top_k > 0 else None,
+            # 0, not None: None lets transformers fall back to its default top_k=50, which would sample from
+            # a truncated distribution while the reported log-probs come from the full one.
+            top_k=(top_k if top_k > 0 else 0) if do_sample else None,
             max_new_tokens=meta.get("response_length", cfg.response_length),
             eos_token_id=meta.get("eos_token_id", self.eos_token_id),
             pad_token_id=meta.get("pad_token_id", self.pad_token_id),
