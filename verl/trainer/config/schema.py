@@ -97,6 +97,10 @@ class ActorConfig(Section):
     """Passes over each batch of rollouts."""
     shuffle: bool = False
     """Shuffle responses before splitting into mini-batches."""
+    recompute_old_log_prob: bool | None = None
+    """Recompute old log-probs with a forward pass (true) or reuse the rollout's (false). null: reuse them when
+    the update is exactly on-policy (one PPO epoch, one mini-batch per step, HF rollout sampling at the actor's
+    temperature: the rollout's log-probs are then the actor's own, to float rounding), recompute otherwise."""
     grad_clip: float = Field(1.0, gt=0)
     """Clip the global gradient norm to this value."""
     clip_ratio: float = Field(0.2, gt=0)
@@ -294,7 +298,20 @@ class PPOConfig(Section):
         if self.critic.enable is None:
             self.critic.enable = self.algorithm.adv_estimator == "gae"
         self.critic.model.path = self.critic.model.path or self.actor_rollout_ref.model.path
+        self._resolve_old_log_prob_source()
         return self
+
+    def _resolve_old_log_prob_source(self) -> None:
+        actor, rollout = self.actor_rollout_ref.actor, self.actor_rollout_ref.rollout
+        # The HF rollout reports log-probs of the actor's own weights at the sampling temperature.
+        same_policy = rollout.name == "hf" and rollout.do_sample and rollout.temperature > 0
+        if actor.recompute_old_log_prob is None:
+            single_update = actor.ppo_epochs == 1 and actor.ppo_mini_batch_size >= self.data.train_batch_size
+            actor.recompute_old_log_prob = not (same_policy and single_update)
+        elif actor.recompute_old_log_prob is False and not same_policy:
+            raise ValueError("actor_rollout_ref.actor.recompute_old_log_prob=false needs rollout log-probs of the "
+                             "actor's policy: rollout.name=hf with do_sample=true and temperature > 0 "
+                             f"(got name={rollout.name}, do_sample={rollout.do_sample}, temperature={rollout.temperature})")
 
 
 class SFTDataConfig(Section):

@@ -97,8 +97,11 @@ class PPOTrainer:
                 reward = self.reward_fn(batch, return_dict=True)
                 batch.batch["token_level_scores"] = reward["reward_tensor"]
 
-            with timer("old_log_prob", timing):
-                batch = batch.union(self.actor_rollout.compute_log_prob(batch))
+            if arr.actor.recompute_old_log_prob:
+                with timer("old_log_prob", timing):
+                    batch = batch.union(self.actor_rollout.compute_log_prob(batch))
+            else:  # exactly on-policy: the rollout already holds the actor's log-probs (see the config option)
+                batch.batch["old_log_probs"] = batch.batch["rollout_log_probs"]
             if self.actor_rollout.ref is not None:
                 with timer("ref", timing):
                     batch = batch.union(self.actor_rollout.compute_ref_log_prob(batch))
