@@ -12,21 +12,37 @@ from torch import nn
 from verl.protocol import DataProto
 from verl.trainer.config.schema import ActorConfig
 from verl.trainer.ppo import core_algos
-from verl.utils.torch_functional import entropy_from_logits, logprobs_from_logits, masked_mean
+from verl.utils.torch_functional import entropy_from_logits, logprobs_from_logits, masked_mean, pad_sequence_to_length
 from verl.workers.fsdp_utils import clip_grad_norm
 
 MODEL_INPUTS = ["input_ids", "attention_mask", "position_ids", "responses"]
 
 
 def forward_response_logits(module: nn.Module, micro: DataProto) -> torch.Tensor:
-    """Logits (or values) at the positions that predict each response token: [batch, response_len, ...]."""
+    """Logits (or values) at the positions that predict each response token: [batch, width, ...].
+
+    Columns no row of `micro` attends to are cut before the forward pass: the left padding shared by all
+    prompts, and the response columns after the longest response (so `width` <= response length; callers
+    pad back with `pad_to_responses`). Masked columns never influence the kept ones in a causal model with
+    explicit position ids, so the result is the same as on the full width, only cheaper.
+    """
     batch = micro.batch
     response_length = batch["responses"].size(-1)
+    prompt_length = batch["input_ids"].size(-1) - response_length
+    attended = batch["attention_mask"].bool().any(dim=0)
+    first = int(attended[:prompt_length].float().argmax()) if attended[:prompt_length].any() else 0
+    width = max(1, int(attended[prompt_length:].nonzero().max()) + 1 if attended[prompt_length:].any() else 1)
+    columns = slice(first, prompt_length + width)
     output = module(
-        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
-        position_ids=batch["position_ids"], use_cache=False,
+        input_ids=batch["input_ids"][:, columns], attention_mask=batch["attention_mask"][:, columns],
+        position_ids=batch["position_ids"][:, columns], use_cache=False,
     )
-    return output.logits[:, -response_length - 1 : -1]
+    return output.logits[:, -width - 1 : -1]
+
+
+def pad_to_responses(values: torch.Tensor, micro: DataProto) -> torch.Tensor:
+    """Zero-pad per-token [batch, width] values back to the full response length (masked columns)."""
+    return pad_sequence_to_length(values, micro.batch["responses"].size(-1), 0)
 
 
 class DataParallelPPOActor:
@@ -40,9 +56,9 @@ class DataParallelPPOActor:
     def _forward_micro_batch(self, micro: DataProto, temperature: float, calculate_entropy: bool):
         logits = forward_response_logits(self.module, micro).float()
         logits = logits / max(temperature, 1e-6)
-        log_probs = logprobs_from_logits(logits, micro.batch["responses"])
-        entropy = entropy_from_logits(logits) if calculate_entropy else None
-        return log_probs, entropy
+        log_probs = logprobs_from_logits(logits, micro.batch["responses"][:, : logits.size(1)])
+        entropy = pad_to_responses(entropy_from_logits(logits), micro) if calculate_entropy else None
+        return pad_to_responses(log_probs, micro), entropy
 
     @torch.no_grad()
     def compute_log_prob(self, data: DataProto, micro_batch_size: int, calculate_entropy: bool = False):

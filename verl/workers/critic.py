@@ -9,7 +9,7 @@ from verl.protocol import DataProto
 from verl.trainer.config.schema import CriticConfig
 from verl.trainer.ppo import core_algos
 from verl.utils.torch_functional import masked_mean
-from verl.workers.actor import MODEL_INPUTS, forward_response_logits
+from verl.workers.actor import MODEL_INPUTS, forward_response_logits, pad_to_responses
 from verl.workers.fsdp_utils import clip_grad_norm
 
 
@@ -22,7 +22,7 @@ class DataParallelPPOCritic:
 
     def _values(self, micro: DataProto) -> torch.Tensor:
         # The value of response token t is read at the position that predicts it, like its log-prob.
-        values = forward_response_logits(self.module, micro).squeeze(-1).float()
+        values = pad_to_responses(forward_response_logits(self.module, micro).squeeze(-1).float(), micro)
         return values * micro.batch["response_mask"]
 
     @torch.no_grad()

@@ -12,6 +12,19 @@ from verl.utils.torch_functional import get_response_mask, logprobs_from_logits,
 from verl.workers.fsdp_utils import unsharded_for_generation
 from verl.workers.rollout.base import BaseRollout
 
+GEN_INPUTS = ("input_ids", "attention_mask", "position_ids")
+
+
+def trim_shared_left_padding(prompts: DataProto) -> DataProto:
+    """Drop the left-padding columns that every prompt of the batch has (prompts come padded to
+    data.max_prompt_length; generating from the longest prompt in the batch is the same work, less padding)."""
+    attended = prompts.batch["attention_mask"].bool().any(dim=0)
+    first = int(attended.float().argmax()) if attended.any() else 0
+    if first == 0:
+        return prompts
+    tensors = {key: value[:, first:] if key in GEN_INPUTS else value for key, value in prompts.batch.items()}
+    return DataProto.from_dict(tensors, prompts.non_tensor_batch, prompts.meta_info)
+
 
 class HFRollout(BaseRollout):
     def __init__(self, module: nn.Module, config: RolloutConfig, eos_token_id: int | list[int], pad_token_id: int,
@@ -25,6 +38,7 @@ class HFRollout(BaseRollout):
     @torch.no_grad()
     def generate_sequences(self, prompts: DataProto) -> DataProto:
         self.module.eval()
+        prompts = trim_shared_left_padding(prompts)
         with unsharded_for_generation(self.module, self.reshard_after_forward):
             outputs = [self._generate(micro) for micro in prompts.split(self.config.micro_batch_size)]
         return DataProto.concat(outputs)
