@@ -53,11 +53,16 @@ class DataParallelPPOActor:
         self.optimizer = optimizer
         self.lr_scheduler = lr_scheduler
 
-    def _forward_micro_batch(self, micro: DataProto, temperature: float, calculate_entropy: bool):
+    def _forward_micro_batch(self, micro: DataProto, temperature: float, calculate_entropy: bool,
+                             entropy_grad: bool = True):
         logits = forward_response_logits(self.module, micro).float()
         logits = logits / max(temperature, 1e-6)
         log_probs = logprobs_from_logits(logits, micro.batch["responses"][:, : logits.size(1)])
-        entropy = pad_to_responses(entropy_from_logits(logits), micro) if calculate_entropy else None
+        entropy = None
+        if calculate_entropy:
+            # Without an entropy bonus the entropy is only a metric: no autograd graph for it.
+            with torch.set_grad_enabled(torch.is_grad_enabled() and entropy_grad):
+                entropy = pad_to_responses(entropy_from_logits(logits), micro)
         return pad_to_responses(log_probs, micro), entropy
 
     @torch.no_grad()
@@ -94,7 +99,8 @@ class DataParallelPPOActor:
                 for micro in micros:
                     batch = micro.batch
                     mask = batch["response_mask"]
-                    log_prob, entropy = self._forward_micro_batch(micro, temperature, calculate_entropy=True)
+                    log_prob, entropy = self._forward_micro_batch(micro, temperature, calculate_entropy=True,
+                                                                  entropy_grad=cfg.entropy_coeff != 0)
                     pg_loss, pg_clipfrac, ppo_kl, pg_clipfrac_lower = policy_loss_fn(
                         old_log_prob=batch["old_log_probs"], log_prob=log_prob, advantages=batch["advantages"],
                         response_mask=mask, loss_agg_mode=cfg.loss_agg_mode, clip_ratio_low=cfg.clip_ratio_low,
