@@ -64,3 +64,23 @@ def test_bad_values_name_the_field_and_what_is_allowed(override, message):
     with pytest.raises(UserError) as error:
         load_config(PPOConfig, CONFIG_DIR / "ppo_trainer.yaml", [override])
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize("overrides, recompute", [
+    ([], True),  # 4 mini-batches of 256 prompts per 1024-prompt step: the later ones are off-policy
+    (["actor_rollout_ref.actor.ppo_mini_batch_size=1024"], False),  # exactly on-policy: reuse the rollout's
+    (["actor_rollout_ref.actor.ppo_mini_batch_size=1024", "actor_rollout_ref.actor.ppo_epochs=2"], True),
+    (["actor_rollout_ref.actor.ppo_mini_batch_size=1024", "actor_rollout_ref.rollout.do_sample=false"], True),
+    (["actor_rollout_ref.actor.ppo_mini_batch_size=1024", "actor_rollout_ref.actor.recompute_old_log_prob=true"], True),
+    (["actor_rollout_ref.actor.recompute_old_log_prob=false"], False),
+])
+def test_old_log_probs_are_recomputed_unless_the_update_is_exactly_on_policy(overrides, recompute):
+    config = load_config(PPOConfig, CONFIG_DIR / "ppo_trainer.yaml", overrides)
+    assert config.actor_rollout_ref.actor.recompute_old_log_prob is recompute
+
+
+def test_reusing_rollout_log_probs_of_greedy_decoding_is_refused():
+    with pytest.raises(UserError) as error:
+        load_config(PPOConfig, CONFIG_DIR / "ppo_trainer.yaml", [
+            "actor_rollout_ref.actor.recompute_old_log_prob=false", "actor_rollout_ref.rollout.temperature=0"])
+    assert "recompute_old_log_prob=false needs rollout log-probs of the actor's policy" in str(error.value)
