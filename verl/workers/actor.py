@@ -18,13 +18,14 @@ from verl.workers.fsdp_utils import clip_grad_norm
 MODEL_INPUTS = ["input_ids", "attention_mask", "position_ids", "responses"]
 
 
-def forward_response_logits(module: nn.Module, micro: DataProto) -> torch.Tensor:
+def forward_response_logits(module: nn.Module, micro: DataProto, causal_lm: bool = False) -> torch.Tensor:
     """Logits (or values) at the positions that predict each response token: [batch, width, ...].
 
     Columns no row of `micro` attends to are cut before the forward pass: the left padding shared by all
     prompts, and the response columns after the longest response (so `width` <= response length; callers
     pad back with `pad_to_responses`). Masked columns never influence the kept ones in a causal model with
-    explicit position ids, so the result is the same as on the full width, only cheaper.
+    explicit position ids, so the result is the same as on the full width, only cheaper. A `causal_lm`
+    computes its LM head only at those positions (`logits_to_keep`), not at every prompt token.
     """
     batch = micro.batch
     response_length = batch["responses"].size(-1)
@@ -33,9 +34,10 @@ def forward_response_logits(module: nn.Module, micro: DataProto) -> torch.Tensor
     first = int(attended[:prompt_length].float().argmax()) if attended[:prompt_length].any() else 0
     width = max(1, int(attended[prompt_length:].nonzero().max()) + 1 if attended[prompt_length:].any() else 1)
     columns = slice(first, prompt_length + width)
+    head = {"logits_to_keep": width + 1} if causal_lm else {}
     output = module(
         input_ids=batch["input_ids"][:, columns], attention_mask=batch["attention_mask"][:, columns],
-        position_ids=batch["position_ids"][:, columns], use_cache=False,
+        position_ids=batch["position_ids"][:, columns], use_cache=False, **head,
     )
     return output.logits[:, -width - 1 : -1]
 
@@ -55,7 +57,7 @@ class DataParallelPPOActor:
 
     def _forward_micro_batch(self, micro: DataProto, temperature: float, calculate_entropy: bool,
                              entropy_grad: bool = True):
-        logits = forward_response_logits(self.module, micro).float()
+        logits = forward_response_logits(self.module, micro, causal_lm=True).float()
         logits = logits / max(temperature, 1e-6)
         log_probs = logprobs_from_logits(logits, micro.batch["responses"][:, : logits.size(1)])
         entropy = None
