@@ -16,7 +16,8 @@ def warm_start(tmp_path_factory) -> dict:
 
     root = tmp_path_factory.mktemp("warm_start")
     base = make_tiny_model(root / "model", seed=0)
-    data = write_arithmetic_dataset(root / "data", RECIPE.n_train, RECIPE.n_test, RECIPE.max_operand, "+", seed=0)
+    data = write_arithmetic_dataset(root / "data", RECIPE.n_train, RECIPE.n_test, RECIPE.max_operand, "+", seed=0,
+                                    max_second_operand=RECIPE.max_second_operand)
     result = run_module("verl.trainer.fsdp_sft_trainer", RECIPE.sft_overrides(data, base, root / "sft", seed=0))
     assert_ok(result)
     return {"root": root, "base_model": base, "model": root / "sft" / "hf_model", "data": data}

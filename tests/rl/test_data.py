@@ -43,6 +43,15 @@ def test_test_problems_are_held_out_and_generation_is_seeded():
         make_problems(10, 10, 9, "+/", 0)
 
 
+def test_second_operand_has_its_own_bound():
+    """The quickstart's task: "a+b" with a <= 99, b <= 9 (1,000 problems, 200 held out)."""
+    train, test = make_problems(n_train=800, n_test=200, max_operand=99, ops="+", seed=0, max_second_operand=9)
+    assert len(set(train)) == 800 and len(set(test)) == 200 and not set(train) & set(test)
+    assert {b for _, _, b in train + test} == set(range(10)) and max(a for a, _, _ in train) == 99
+    with pytest.raises(ValueError, match="must be at least 1, got 99 and 0"):
+        make_problems(10, 10, 99, "+", 0, max_second_operand=0)
+
+
 def test_generator_command(tmp_path):
     result = subprocess.run([sys.executable, "-m", "verl.data.arithmetic", "--out", str(tmp_path), "--n-train", "20", "--n-test", "5"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
