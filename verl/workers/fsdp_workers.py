@@ -40,6 +40,10 @@ class _OffloadingTrainable:
     lr_scheduler: torch.optim.lr_scheduler.LRScheduler
     fsdp_config: FSDPConfig
 
+    def __init__(self, config: PPOConfig):
+        self.config = config
+        self.world_size = dist.get_world_size()
+
     def _build_trainable(self, path, fsdp_config, optim, value_head=False, **model_kwargs):
         self.fsdp_config = fsdp_config
         self.module = fsdp_utils.apply_fsdp2(fsdp_utils.load_model(path, value_head=value_head, **model_kwargs), fsdp_config)
@@ -95,10 +99,6 @@ class _OffloadingTrainable:
 
 
 class ActorRolloutRefWorker(_OffloadingTrainable):
-    def __init__(self, config: PPOConfig):
-        self.config = config
-        self.world_size = dist.get_world_size()
-
     @register(dispatch_mode=Dispatch.ONE_TO_ALL)
     def init_model(self) -> None:
         arr = self.config.actor_rollout_ref
@@ -150,10 +150,6 @@ class ActorRolloutRefWorker(_OffloadingTrainable):
 
 
 class CriticWorker(_OffloadingTrainable):
-    def __init__(self, config: PPOConfig):
-        self.config = config
-        self.world_size = dist.get_world_size()
-
     @register(dispatch_mode=Dispatch.ONE_TO_ALL)
     def init_model(self) -> None:
         critic = self.config.critic
